@@ -1,0 +1,211 @@
+"""Where Mr X may be, from public facts only (R-BELIEF), and how likely each station is.
+
+Everything here works from a :class:`~scotlandyard.view.PlayerView` alone, replaying its
+public history; a detective's view gives the same answer as ``game.possible_locations()``.
+
+Two probability models (``probability_map(view, model=...)``):
+
+- ``"paths"``: every path of Mr X consistent with the public facts is equally likely. The
+  weight of a station is the number of such paths ending there (exact integers, then
+  normalized). Cheap, and what a detective counting on paper would do.
+- ``"uniform"``: Mr X chooses uniformly among all his legal moves each turn (single and
+  double moves, black tickets, with the tickets he then had and the pieces where they then
+  stood). Each observed log entry is evidence; the map is the Bayesian posterior. A station
+  from which Mr X had many options gets less weight per option than one with few.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from .board import Board, bits_to_set, iter_bits, london
+from .move import MR_X, Ticket
+from .view import PlayerView
+
+Model = Literal["paths", "uniform"]
+BLACK = 3
+
+
+@dataclass
+class _Event:
+    """One public Mr X move during a replay: what the filter needs."""
+
+    steps: tuple[tuple[Ticket, int | None, bool], ...]  # ticket, revealed station, reveal flag
+    occ: int
+    tickets: list[int]  # Mr X's [T, B, U, K, 2] before the move
+    first_slot: int
+    voluntary: bool
+
+
+def _replay(view: PlayerView) -> Iterator[tuple[str, object]]:
+    """Replay the view's public history: yields ("x", _Event) and ("land", station)."""
+    rules = view.rules
+    hunters = dict(view.start)
+    hunters.pop(MR_X, None)
+    pooled = rules.pooled_supply is not None
+    sup_x = [*rules.mr_x_tickets, rules.black_tickets, rules.double_moves]
+    det_sup: dict[str, list[int]] = {}
+    shared = list(rules.pooled_supply) if pooled else None  # type: ignore[arg-type]
+    for p in rules.hunters:
+        if p.startswith("D"):
+            det_sup[p] = shared if shared is not None else list(rules.detective_tickets)
+    unlimited = rules.mr_x_unlimited
+    for h in view.history:
+        if h.piece == MR_X:
+            if h.take is not None:
+                det, t = h.take
+                det_sup[det][t] -= 1
+                if not unlimited:
+                    sup_x[t] += 1
+                continue
+            occ = 0
+            for s in hunters.values():
+                occ |= 1 << s
+            entries = {e.slot: e for e in view.log}
+            steps = []
+            for (t, _s), slot in zip(h.steps, h.slots, strict=True):
+                e = entries[slot]
+                steps.append((t, e.station if e.reveal else None, e.reveal))
+            yield "x", _Event(tuple(steps), occ, list(sup_x), h.slots[0], h.reveal)
+            for t, _s in h.steps:
+                if t == BLACK or not unlimited:
+                    sup_x[t] -= 1
+            if len(h.steps) == 2:
+                sup_x[4] -= 1
+        elif h.steps:
+            t, s = h.steps[0]
+            if h.piece in det_sup:
+                det_sup[h.piece][t] -= 1
+                if rules.ticket_handover and not unlimited:
+                    sup_x[t] += 1
+            hunters[h.piece] = s  # type: ignore[assignment]
+            yield "land", s
+
+
+def _set_to_bits(stations: frozenset[int]) -> int:
+    bits = 0
+    for s in stations:
+        bits |= 1 << s
+    return bits
+
+
+def possible_bits(view: PlayerView) -> int:
+    """:func:`possible_locations` as a bitset."""
+    board = london(view.rules.board)
+    belief = _set_to_bits(view.start_candidates)
+    for kind, data in _replay(view):
+        if kind == "land":
+            belief &= ~(1 << data)  # type: ignore[operator]
+            continue
+        ev: _Event = data  # type: ignore[assignment]
+        for t, station, reveal in ev.steps:
+            if reveal:
+                belief = 1 << station  # type: ignore[operator]
+            else:
+                belief = board.expand(belief, 4 if t == BLACK else int(t)) & ~ev.occ
+    if view.outcome is not None and view.outcome.reason == "caught":
+        belief = 1 << view.stations[view.outcome.piece]  # type: ignore[index]
+    return belief
+
+
+def possible_locations(view: PlayerView) -> frozenset[int]:
+    """Every station Mr X may be on, computed from the view's public facts alone."""
+    return bits_to_set(possible_bits(view))
+
+
+def _step_targets(board: Board, at: int, t: int, occ: int) -> list[int]:
+    if t == BLACK:
+        return iter_bits(board.masks[4][at] & ~occ)
+    return [d for d in board.neighbours[t][at] if not (occ >> d) & 1]
+
+
+def count_mr_x_moves(board: Board, at: int, tickets: list[int], unlimited: bool, occ: int,
+                     double_ok: bool, reveal_variant: bool = False) -> int:
+    """How many legal moves Mr X has at ``at`` (the number ``Game.legal_moves()`` gives)."""
+
+    def singles(pos: int, sup: list[int]) -> list[tuple[int, int]]:
+        out = []
+        for t in (0, 1, 2):
+            if unlimited or sup[t]:
+                out.extend((t, d) for d in board.neighbours[t][pos] if not (occ >> d) & 1)
+        if sup[BLACK]:
+            out.extend((BLACK, d) for d in iter_bits(board.masks[4][pos] & ~occ))
+        return out
+
+    first = singles(at, tickets)
+    total = len(first) * (2 if reveal_variant else 1)
+    if double_ok and tickets[4]:
+        for t1, d1 in first:
+            sup = list(tickets)
+            if t1 == BLACK or not unlimited:
+                sup[t1] -= 1
+            total += len(singles(d1, sup))
+    return total
+
+
+def probability_map(view: PlayerView, model: Model = "paths") -> dict[int, float]:
+    """Probability of each possible station (summing to 1) under ``model`` (see module doc)."""
+    if model not in ("paths", "uniform"):
+        raise ValueError(f"unknown model {model!r} (paths or uniform)")
+    rules = view.rules
+    board = london(rules.board)
+    if model == "paths":
+        w: dict[int, float] = {s: 1 for s in view.start_candidates}
+    else:
+        n = len(view.start_candidates)
+        w = {s: 1.0 / n for s in view.start_candidates}
+    reveal_slots = set(rules.reveal_slots)
+    for kind, data in _replay(view):
+        if kind == "land":
+            w.pop(data, None)  # type: ignore[call-overload]
+            continue
+        ev: _Event = data  # type: ignore[assignment]
+        if model == "paths":
+            for t, station, reveal in ev.steps:
+                if reveal:
+                    w = {station: 1}  # type: ignore[dict-item]
+                    continue
+                nw: dict[int, float] = defaultdict(int)
+                for u, c in w.items():
+                    for v in _step_targets(board, u, int(t), ev.occ):
+                        nw[v] += c
+                w = dict(nw)
+            continue
+        # uniform model: Mr X picked uniformly among his legal moves at each possible u
+        last = ev.steps[-1]
+        if last[2]:
+            w = {last[1]: 1.0}  # type: ignore[dict-item]
+            continue
+        double = len(ev.steps) == 2
+        slots_left = rules.log_slots - ev.first_slot  # slots after the first one
+        reveal_variant = rules.extra_reveal and ev.first_slot not in reveal_slots
+        nw = defaultdict(float)
+        for u, p in w.items():
+            count = count_mr_x_moves(board, u, ev.tickets, rules.mr_x_unlimited, ev.occ,
+                                     slots_left >= 1, reveal_variant)
+            if not count:
+                continue
+            share = p / count
+            t1, s1, r1 = ev.steps[0]
+            firsts = _step_targets(board, u, int(t1), ev.occ)
+            if r1:
+                firsts = [d for d in firsts if d == s1]
+            if not double:
+                for v in firsts:
+                    nw[v] += share
+            else:
+                t2 = int(ev.steps[1][0])
+                for v1 in firsts:
+                    for v2 in _step_targets(board, v1, t2, ev.occ):
+                        nw[v2] += share
+        w = dict(nw)
+    if view.outcome is not None and view.outcome.reason == "caught":
+        s = view.stations[view.outcome.piece]  # type: ignore[index]
+        return {s: 1.0}
+    total = float(sum(w.values()))
+    if total <= 0:
+        return {}
+    return {s: float(c) / total for s, c in sorted(w.items()) if c > 0}
