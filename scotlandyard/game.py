@@ -192,6 +192,56 @@ class Game:
         x_tiles = [s for s in rules.start_deck_mr_x if s not in d_tiles[: len(hunters)]]
         return {MR_X: rng.choice(x_tiles), **{p: s for p, s in zip(hunters, d_tiles, strict=False)}}
 
+    @classmethod
+    def from_view(cls, view: PlayerView, mr_x: int | None = None) -> Game:
+        """A game in ``view``'s current position with Mr X on ``mr_x`` (a determinization).
+
+        For search: a detective agent samples ``mr_x`` from ``view.possible``; Mr X's own view
+        supplies his true station when ``mr_x`` is omitted. Pieces, tickets, round, turn, log
+        length and possible locations are the view's; the history before this position is not
+        reproduced (``pop()`` stops here). Raises :class:`GameError` if ``mr_x`` is impossible.
+        """
+        if view.outcome is not None:
+            raise GameError("the game in this view is over")
+        if mr_x is None:
+            if view.side != "mr_x" or view.mr_x_station is None:
+                raise GameError("give mr_x: only Mr X's own view knows where he is")
+            mr_x = view.mr_x_station
+        if mr_x not in view.possible:
+            raise GameError(f"R-BELIEF: Mr X cannot be on {mr_x} (not a possible location)")
+        rules = view.rules
+        start = dict(view.stations)
+        start[MR_X] = mr_x
+        g = cls(rules, start)
+        names = ("taxi", "bus", "underground", "black", "double")
+        for i, p in enumerate(g._ids):
+            si = g._sup_of[i]
+            if si < 0:
+                continue
+            counts = view.tickets[p]
+            sup = g._sup[si]
+            for k, name in enumerate(names[: len(sup)]):
+                c = counts.get(name)
+                if c is not None:
+                    sup[k] = c
+        g._round = view.round
+        g._turn = g._index[view.to_move] if view.to_move is not None else 0
+        if g._turn != 0 and g._free:
+            waiting = set(view.pieces_to_move)
+            g._moved = sum(1 << i for i in range(1, g._n) if g._ids[i] not in waiting)
+        elif g._turn != 0:
+            g._moved = sum(1 << i for i in range(1, g._turn))
+        g._take = g._index[view.pending_take] if view.pending_take else 0
+        g._log = [LogEntry(e.slot, e.round, e.ticket, e.station if e.station is not None else 0,
+                           e.reveal, e.double, e.voluntary) for e in view.log]
+        bits = 0
+        for s in view.possible:
+            bits |= 1 << s
+        g._belief = bits
+        g._start_belief = bits
+        g._outcome = g._check_end()
+        return g
+
     def copy(self) -> Game:
         """An independent copy (the undo stack included)."""
         g = Game.__new__(Game)
