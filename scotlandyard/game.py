@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from .board import Board, bits_to_set, iter_bits, london
-from .move import _SINGLES, DETECTIVE_IDS, MR_X, PASS, Move, Ticket, is_piece_id
+from .move import _DOUBLES, _SINGLES, DETECTIVE_IDS, MR_X, PASS, Move, Ticket, is_piece_id
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -434,13 +434,17 @@ class Game:
             out.extend(Move.parse(f"{m.notation()}!") for m in list(out))
         if sup[DOUBLE] and slot + 1 <= self._slots and singles:
             unlimited = self._unlimited
+            get = _DOUBLES.get
             double = Move.double
             for t1, d1 in singles:
-                if not unlimited or t1 == BLACK:
+                spend = not unlimited or t1 == BLACK
+                if spend:
                     sup[t1] -= 1
+                base = (t1 * 200 + d1) * 4
                 for t2, d2 in self._mr_x_singles(d1, sup, occ):
-                    out.append(double(t1, d1, t2, d2))  # type: ignore[arg-type]
-                if not unlimited or t1 == BLACK:
+                    m = get((base + t2) * 200 + d2)
+                    out.append(m if m is not None else double(t1, d1, t2, d2))
+                if spend:
                     sup[t1] += 1
         return out
 
@@ -517,8 +521,8 @@ class Game:
 
     def _why_illegal_hunter(self, i: int, move: Move) -> str | None:
         pid = self._ids[i]
-        can = self._hunter_moves(i)
         if move.is_pass:
+            can = self._hunter_moves(i)
             if can:
                 return (f"R-MOVE-2: {pid} can move ({', '.join(m.notation() for m in can[:6])}"
                         f"{'...' if len(can) > 6 else ''}) and must move")

@@ -87,9 +87,13 @@ class Move:
         return _intern(Move(Ticket(ticket), to, piece=piece))
 
     @staticmethod
-    def double(t1: Ticket, to1: int, t2: Ticket, to2: int) -> Move:
-        """A double move of two steps (interned)."""
-        return _intern(Move(Ticket(t1), to1, Ticket(t2), to2))
+    def double(t1: Ticket | int, to1: int, t2: Ticket | int, to2: int) -> Move:
+        """A double move of two steps (interned: the same object for the same steps)."""
+        key = ((t1 * 200 + to1) * 4 + t2) * 200 + to2
+        m = _DOUBLES.get(key)
+        if m is None:
+            m = _DOUBLES[key] = Move(_TICKETS[t1], to1, _TICKETS[t2], to2)
+        return m
 
     @staticmethod
     def pass_(piece: str | None = None) -> Move:
@@ -249,6 +253,8 @@ def _intern(m: Move) -> Move:
     return got
 
 
+_TICKETS = tuple(Ticket)
+_DOUBLES: dict[int, Move] = {}
 _SINGLES: list[list[Move]] = [[Move(Ticket(t), s) for s in range(200)] for t in range(4)]
 PASS = Move(None, None)
 
