@@ -617,9 +617,9 @@ class Game:
                 self._do_mr_x(move)
         else:
             self._do_hunter(i, move)
-        self._history.append((i, move, self._round))
+        self._history.append((i, move, undo[3]))
         if self._outcome is None:
-            self._outcome = self._check_end()
+            self._outcome = self._check_end(undo[3])
 
     def _do_mr_x(self, move: Move) -> None:
         sup = self._sup[0]
@@ -698,14 +698,14 @@ class Game:
         else:
             self._turn = i + 1
 
-    def _check_end(self) -> Outcome | None:
-        """R-END checks after a move: (3) detectives stuck, (4) Mr X cornered. (1) and (2) are
-        decided while the move is made."""
+    def _check_end(self, move_round: int | None = None) -> Outcome | None:
+        """R-END checks after a move (made in ``move_round``): (3) detectives stuck, (4) Mr X
+        cornered. (1) caught and (2) survived are decided while the move is made."""
         for i in range(1, self._n):
             if self._can_move(i):
                 break
         else:
-            return Outcome("mr_x", "detectives_stuck", self._round)
+            return Outcome("mr_x", "detectives_stuck", move_round or self._round)
         if self._turn == 0 and not self._take and not self._mr_x_can_move():
             return Outcome("detectives", "cornered", self._round)
         return None

@@ -237,7 +237,7 @@ class Move:
 
 
 _PIECE_PREFIX = re.compile(r"^\s*([A-Za-z]\d?)\s*:")
-_TAKE = re.compile(r"take:\s*([A-Za-z]\d)\s*:\s*([A-Za-z])", re.IGNORECASE)
+_TAKE = re.compile(r"take:\s*([A-Za-z]\d?)\s*:\s*([A-Za-z])", re.IGNORECASE)
 _STEP = re.compile(r"([TBUKtbuk])\s*(\d{1,3})")
 
 _INTERNED: dict[Move, Move] = {}
