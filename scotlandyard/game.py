@@ -11,7 +11,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from .board import Board, bits_to_set, iter_bits, london
-from .move import _DOUBLES, _SINGLES, DETECTIVE_IDS, MR_X, PASS, Move, Ticket, is_piece_id
+from .move import (
+    _DOUBLES,
+    _SINGLES,
+    DETECTIVE_IDS,
+    MR_X,
+    PASS,
+    Move,
+    Ticket,
+    is_piece_id,
+    piece_singles,
+)
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -380,14 +390,14 @@ class Game:
         for i in range(1, self._n):
             if not (moved >> i) & 1:
                 pid = self._ids[i]
-                ms = self._hunter_moves(i)
+                ms = self._hunter_moves(i, piece_singles(pid))
                 if ms:
-                    out.extend(m.with_piece(pid) for m in ms)
+                    out.extend(ms)
                 else:
                     out.append(Move.pass_(pid))
         return out
 
-    def _hunter_moves(self, i: int) -> list[Move]:
+    def _hunter_moves(self, i: int, rows: list[list[Move]] = _SINGLES) -> list[Move]:
         p = self._pos[i]
         occ = self._occ
         si = self._sup_of[i]
@@ -395,7 +405,7 @@ class Game:
         out = []
         if si < 0:
             for t in _TBU:
-                row = _SINGLES[t]
+                row = rows[t]
                 for d in nb[t][p]:
                     if not (occ >> d) & 1:
                         out.append(row[d])
@@ -403,7 +413,7 @@ class Game:
             sup = self._sup[si]
             for t in _TBU:
                 if sup[t]:
-                    row = _SINGLES[t]
+                    row = rows[t]
                     for d in nb[t][p]:
                         if not (occ >> d) & 1:
                             out.append(row[d])

@@ -259,6 +259,18 @@ _SINGLES: list[list[Move]] = [[Move(Ticket(t), s) for s in range(200)] for t in 
 PASS = Move(None, None)
 
 
+_PIECE_SINGLES: dict[str, list[list[Move]]] = {}
+
+
+def piece_singles(piece: str) -> list[list[Move]]:
+    """Interned one-step moves naming ``piece``: ``piece_singles("D2")[ticket][station]``."""
+    rows = _PIECE_SINGLES.get(piece)
+    if rows is None:
+        rows = _PIECE_SINGLES[piece] = [
+            [_intern(Move(Ticket(t), s, piece=piece)) for s in range(200)] for t in range(4)]
+    return rows
+
+
 def parse_hidden(text: str) -> tuple[tuple[Ticket, int | None], ...]:
     """Parse a hidden-form log entry (``T?``, ``B58+K?``) into (ticket, station or None) steps."""
     out = []
