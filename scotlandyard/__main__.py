@@ -1,0 +1,5 @@
+"""``python -m scotlandyard``: the command line."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,220 @@
+"""The ``scotlandyard`` command: play in the terminal, replay and check game records, show
+the rule presets.
+
+    scotlandyard play --mr-x random --seed 7 --save game.sy
+    scotlandyard replay game.sy --step
+    scotlandyard check game.sy
+    scotlandyard rules new_edition --detectives 3
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from . import cli_render as render
+from .cli_play import HUMAN, TerminalGame, check_controller
+from .game import Game
+from .record import Record, RecordError
+from .rules import Rules, RulesError
+from .view import PlayerView
+
+app = typer.Typer(
+    name="scotlandyard",
+    help="Scotland Yard: play in the terminal or the browser (serve), replay and check game records, run AI arenas, show the rules.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Preset(StrEnum):
+    """The rule presets (``Rules.PRESETS``)."""
+
+    classic = "classic"
+    new_edition = "new_edition"
+    classic_2p = "classic_2p"
+    new_edition_2p = "new_edition_2p"
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def _fail(message: str) -> None:
+    """Print ``message`` to stderr and exit with status 1."""
+    Console(stderr=True, highlight=False).print(f"[red]error:[/] {escape(message)}",
+                                                soft_wrap=True)
+    raise typer.Exit(1)
+
+
+def make_rules(preset: str, detectives: int | None = None, extra_reveal: bool = False) -> Rules:
+    """The rules of a preset with the command line's changes (raises ``RulesError``)."""
+    if detectives is not None and preset.endswith("_2p"):
+        raise RulesError(f"the {preset} preset fixes the number of detectives; leave out "
+                         "--detectives")
+    rules = Rules.preset(preset, detectives)
+    return rules.replace(extra_reveal=True) if extra_reveal else rules
+
+
+@app.command()
+def play(
+    preset: Annotated[Preset, typer.Option(help="Rule preset.")] = Preset.classic,
+    detectives: Annotated[int | None, typer.Option(
+        min=1, max=5, help="Number of detectives (classic: 5, new_edition: 4 by default).")] = None,
+    mr_x: Annotated[str, typer.Option(
+        "--mr-x", help="Who plays Mr X: human or an AI agent name (e.g. random).")] = HUMAN,
+    detectives_ai: Annotated[str, typer.Option(
+        "--detectives-ai", help="Who plays the detectives: human or an AI agent name.")] = HUMAN,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed for the start cards and the AI (same seed, same game).")] = None,
+    save: Annotated[Path | None, typer.Option(
+        help="Write the game record here at the end (.json for JSON, text otherwise).")] = None,
+    extra_reveal: Annotated[bool, typer.Option(
+        "--extra-reveal", help="House rule R-VAR-EXTRA-REVEAL: Mr X may reveal himself "
+        "voluntarily (T92!) and then takes a ticket from every detective.")] = False,
+    ai_seconds: Annotated[float | None, typer.Option(
+        min=0.01, help="Thinking time per AI move in seconds (default: the agent's own).")] = None,
+) -> None:
+    """Play a game in the terminal: hot-seat for two humans, or against an AI."""
+    try:
+        rules = make_rules(preset.value, detectives, extra_reveal)
+        check_controller(mr_x)
+        check_controller(detectives_ai)
+    except (RulesError, ValueError) as exc:
+        _fail(str(exc))
+    from .ai import Budget
+
+    game = Game.new(rules, seed=seed)
+    session = TerminalGame(game, mr_x=mr_x, detectives=detectives_ai, out=_console(),
+                           seed=None if seed is None else seed + 1,
+                           budget=Budget(seconds=ai_seconds))
+    session.run()
+    if save is not None:
+        record = Record.from_game(game, players=session.players())
+        try:
+            record.save(save)
+        except OSError as exc:
+            _fail(f"cannot write {save}: {exc.strerror or exc}")
+        session.out.print(f"Record saved to {escape(str(save))}.", soft_wrap=True)
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="A game record (text or JSON).")],
+    step: Annotated[bool, typer.Option(
+        "--step", help="Show the full board after each move and wait for Enter.")] = False,
+) -> None:
+    """Print a recorded game move by move. A public record keeps Mr X's hidden moves hidden."""
+    out = _console()
+    try:
+        record = Record.load(file)
+        game = record.reconstruct(random.Random(0))
+    except RecordError as exc:
+        _fail(str(exc))
+    public = record.hidden
+    moves = game.moves
+    while game.ply:
+        game.pop()
+    viewer = "spectator" if public else "X"
+
+    def view_now() -> PlayerView:
+        v = game.view(viewer)
+        return render.public_only(v) if public else v
+
+    out.print(f"[bold]{escape(record.event or 'Game')}[/] — {escape(record.preset)} rules"
+              f"{', ' + escape(record.date) if record.date else ''}"
+              f"{' (public record: Mr X hidden)' if public else ''}")
+    if record.players:
+        out.print("Players: " + ", ".join(f"{render.piece_name(p)} {n}"
+                                          for p, n in record.players.items()))
+    start = ", ".join(f"{render.piece_name(p)} {s}" for p, s in game.start.items()
+                      if not (public and p == "X"))
+    out.print(f"Start: {start}" + (", Mr X ?" if public else ""))
+    for i, ((_piece, move), rm) in enumerate(zip(moves, record.moves, strict=True), 1):
+        game.push(move)
+        view = view_now()
+        line = f"{i:>3}. r{rm.round:<2} {render.piece_name(rm.piece):<4} {rm.move}"
+        if step:
+            out.print(line, soft_wrap=True)
+            out.print(render.status(view, show_moves=False, to_player=False))
+            if i < len(moves):
+                try:
+                    answer = input("Enter: next move, q: stop > ")
+                except EOFError:
+                    answer = "q"
+                if answer.strip().lower() in ("q", "quit"):
+                    return
+        else:
+            x = view.mr_x_station
+            stations = " ".join(f"{p} {s}" for p, s in view.stations.items())
+            where = f"X {x if x is not None else '?'}"
+            poss = f"  ({len(view.possible)} possible)" if public else ""
+            out.print(f"{line:<24} {where}  {stations}{poss}", soft_wrap=True)
+    final = view_now()
+    if not step:
+        out.print(render.status(final, show_moves=False, to_player=False))
+    if record.result is not None:
+        out.print(f"[bold]Result:[/] {escape(record.result.describe())}")
+    else:
+        out.print("[bold]Result:[/] unfinished")
+    out.print(f"Mr X's path: {render.mr_x_path(final)}")
+
+
+@app.command()
+def check(
+    file: Annotated[Path, typer.Argument(help="A game record (text or JSON).")],
+) -> None:
+    """Validate a game record: exit 0 with a summary, or 1 with what is wrong."""
+    try:
+        summary = Record.load(file).check()
+    except RecordError as exc:
+        _fail(str(exc))
+    _console().print(f"OK: {escape(summary)}", soft_wrap=True)
+
+
+@app.command("rules")
+def rules_cmd(
+    preset: Annotated[Preset | None, typer.Argument(help="One preset (default: all).")] = None,
+    detectives: Annotated[int | None, typer.Option(
+        min=1, max=5, help="Number of detectives for classic / new_edition.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Show the rule presets and every setting."""
+    try:
+        if preset is None:
+            presets = {name: make_rules(name, None if name.endswith("_2p") else detectives)
+                       for name in Rules.PRESETS}
+        else:
+            presets = {preset.value: make_rules(preset.value, detectives)}
+    except RulesError as exc:
+        _fail(str(exc))
+    if as_json:
+        data = {n: r.to_dict() for n, r in presets.items()}
+        typer.echo(json.dumps(data if preset is None else data[preset.value], indent=2))
+        return
+    Console(highlight=False, width=max(120, Console().width)).print(render.rules_table(presets))
+
+
+# ---- the web app and the arena live in their own rings; their commands are registered here ----
+from .ai.cli import arena  # noqa: E402
+from .server.cli import serve  # noqa: E402
+
+app.command("serve")(serve)
+app.command("arena")(arena)
+
+
+def main() -> None:
+    """Entry point for ``python -m scotlandyard.cli``."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
