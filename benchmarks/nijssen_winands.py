@@ -1,0 +1,250 @@
+"""Nijssen & Winands (2012) re-run: the paper's main MCTS comparisons, at a budget this machine
+can afford.
+
+J. A. M. Nijssen and M. H. M. Winands, "Monte Carlo Tree Search for the Hide-and-Seek Game
+Scotland Yard", IEEE Transactions on Computational Intelligence and AI in Games 4(4):282-294,
+2012. Classic rules, five detectives. Each comparison changes one switch of one side's MCTS
+agent; the other side plays the baseline MCTS; the table gives the changed side's win rate
+(Wilson 95% interval) with the switch on and off:
+
+1. epsilon-greedy vs random playouts, for Mr X and for the detectives;
+2. determinization in a single tree vs separate trees (detectives);
+3. location categorization on vs off (detectives);
+4. coalition reduction on vs off (detectives).
+
+The paper reports (abstract): a single tree beats separate trees; location categorization and
+coalition reduction each make the detectives significantly stronger; epsilon-greedy playouts
+add domain knowledge that helps.
+
+Every run goes through the arena (``scotlandyard.ai.arena``), one folder per distinct
+configuration under ``--out``: an interrupted experiment resumes where it stopped, and arms
+that are the same configuration (the baseline is the "on" arm of every detectives'
+comparison) are played once.
+
+    python benchmarks/nijssen_winands.py --quick            # a smoke run, about 3 minutes
+    python benchmarks/nijssen_winands.py --games 500 --budget 2000 --workers 16 --write
+
+The MCTS agent's option names live in ``SWITCHES`` below and nowhere else (see docs/ai.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scotlandyard import Rules
+from scotlandyard.ai import agent_names
+from scotlandyard.ai.arena import ArenaConfig, ArenaError, ArenaResult, run_arena
+
+AGENT = "mcts"
+
+# The MCTS agent's switches (scotlandyard/ai/mcts.py, MCTSOptions; docs/ai.md): the options
+# each switch sets when on and when off. The one place that names them. "on" values are the
+# paper's (and the agent's defaults), written out so that a run does not depend on defaults.
+SWITCHES: dict[str, dict[str, Any]] = {
+    # epsilon-greedy playouts: Mr X plays MCD, the detectives CAL, except with probability
+    # epsilon a random move; epsilon = 1 is plain random playouts (for both sides inside
+    # the search of the agent that has the switch)
+    "playouts": {"on": {"epsilon_mr_x": 0.1, "epsilon_detectives": 0.2},
+                 "off": {"epsilon_mr_x": 1.0, "epsilon_detectives": 1.0},
+                 "label": ("epsilon-greedy playouts", "random playouts")},
+    # determinization in one tree for all of Mr X's possible stations, or a tree per
+    # determinization (the agent refuses the option while it has no separate trees: the
+    # comparison is then reported as not available)
+    "trees": {"on": {}, "off": {"determinization": "separate"},
+              "label": ("single tree", "separate trees")},
+    "categorization": {"on": {"categorization": True}, "off": {"categorization": False},
+                       "label": ("location categorization", "uniform over possible stations")},
+    "coalition": {"on": {"coalition_reduction": 0.1}, "off": {"coalition_reduction": 0.0},
+                  "label": ("coalition reduction r=0.1", "no coalition reduction")},
+}
+
+# The switches each side's baseline agent has on (the paper's final players).
+BASELINE: dict[str, tuple[str, ...]] = {
+    "mr_x": ("playouts",),
+    "detectives": ("playouts", "trees", "categorization", "coalition"),
+}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One of the paper's comparisons: ``switch`` on and off for ``side``."""
+
+    side: str
+    switch: str
+    paper: str
+
+
+COMPARISONS = (
+    Comparison("mr_x", "playouts", "epsilon-greedy playouts help Mr X"),
+    Comparison("detectives", "playouts", "epsilon-greedy playouts help the detectives"),
+    Comparison("detectives", "trees", "a single tree beats separate trees"),
+    Comparison("detectives", "categorization", "significantly stronger detectives"),
+    Comparison("detectives", "coalition", "significantly stronger detectives"),
+)
+
+SIDE_NAMES = {"mr_x": "Mr X", "detectives": "detectives"}
+
+
+def options(side: str, changed: str | None = None, on: bool = True) -> dict[str, Any]:
+    """The MCTS options of ``side``'s baseline, with ``changed`` switched ``on`` or off."""
+    out: dict[str, Any] = {}
+    for name in BASELINE[side]:
+        out.update(SWITCHES[name]["on"])
+    if changed is not None:
+        out.update(SWITCHES[changed]["on" if on else "off"])
+    return out
+
+
+def arm_config(cmp: Comparison, on: bool, args: argparse.Namespace) -> ArenaConfig:
+    """The arena configuration of one arm of a comparison."""
+    opts = {side: options(side) for side in ("mr_x", "detectives")}
+    opts[cmp.side] = options(cmp.side, cmp.switch, on)
+    return ArenaConfig(
+        mr_x=AGENT, detectives=AGENT, games=args.games, rules=Rules.classic(detectives=5),
+        mr_x_options=opts["mr_x"], detectives_options=opts["detectives"], budget=args.budget,
+        seconds=args.seconds, seed=args.seed, workers=args.workers, backend=args.backend,
+    )
+
+
+def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Play every arm (each distinct configuration once) and return the table's rows."""
+    if AGENT not in agent_names():
+        raise SystemExit(f"this experiment needs the {AGENT!r} agent (registered: "
+                         f"{', '.join(agent_names())}); see scotlandyard/ai/mcts.py")
+    arms = [(cmp, on) for cmp in COMPARISONS for on in (True, False)]
+    configs: dict[str, ArenaConfig] = {}
+    for cmp, on in arms:
+        cfg = arm_config(cmp, on, args)
+        configs.setdefault(cfg.config_hash, cfg)
+    missing: dict[str, str] = {}  # config hash -> why the agent refuses it
+    for h, cfg in configs.items():
+        try:
+            cfg.make_agents()
+        except ArenaError as exc:
+            missing[h] = str(exc)
+    playable = {h: c for h, c in configs.items() if h not in missing}
+    print(f"{len(arms)} arms, {len(playable)} distinct configurations to play x {args.games} "
+          f"games, budget {args.budget} playouts{f' / {args.seconds} s' if args.seconds else ''}"
+          f" per move, {args.workers} workers", file=sys.stderr)
+    results: dict[str, ArenaResult] = {}
+    t0 = time.perf_counter()
+    for k, (h, cfg) in enumerate(playable.items(), 1):
+        print(f"[{k}/{len(playable)}] {cfg.describe()}", file=sys.stderr)
+        results[h] = run_arena(cfg, Path(args.out) / h, progress=not args.no_progress)
+    print(f"played in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    rows = []
+    for cmp, on in arms:
+        h = arm_config(cmp, on, args).config_hash
+        row: dict[str, Any] = {
+            "comparison": cmp.switch, "variant": SWITCHES[cmp.switch]["label"][0 if on else 1],
+            "side": SIDE_NAMES[cmp.side], "paper": cmp.paper if on else "", "hash": h,
+        }
+        if h in missing:
+            row["missing"] = missing[h]
+            print(f"not available: {row['variant']} ({missing[h]})", file=sys.stderr)
+        else:
+            res = results[h]
+            wr = res.win_rate(cmp.side)
+            row.update(wins=wr.wins, games=wr.games, rate=wr.rate, ci=wr.interval,
+                       errors=len(res.errors))
+        rows.append(row)
+    return rows
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The rows as a Markdown table (readable as plain text too)."""
+    head = ("| comparison | variant | side | win rate | 95% CI | games | paper |\n"
+            "|---|---|---|---:|---:|---:|---|\n")
+    body = []
+    for r in rows:
+        if "missing" in r:
+            body.append(f"| {r['comparison']} | {r['variant']} | {r['side']} | n/a | n/a | "
+                        f"0 (the agent has no such option) | {r['paper']} |\n")
+            continue
+        games = f"{r['games']} ({r['errors']} agent errors)" if r["errors"] else str(r["games"])
+        body.append(f"| {r['comparison']} | {r['variant']} | {r['side']} | {r['rate']:.1%} | "
+                    f"{r['ci'][0]:.1%} - {r['ci'][1]:.1%} | {games} | {r['paper']} |\n")
+    return head + "".join(body)
+
+
+def write_doc(path: Path, text: str, args: argparse.Namespace) -> None:
+    """Write ``docs/experiments.md``: how the table was made, and the table."""
+    cmd = "python benchmarks/nijssen_winands.py " + " ".join(sys.argv[1:])
+    def shown(opts: dict[str, Any]) -> str:
+        return ", ".join(f"`{k}={v!r}`" for k, v in opts.items()) or "the agent's default"
+
+    switches = "\n".join(f"- {name}: on = {shown(sw['on'])}; off = {shown(sw['off'])}"
+                         for name, sw in SWITCHES.items())
+    baseline = "; ".join(f"{SIDE_NAMES[side]}: {', '.join(SWITCHES[n]['label'][0] for n in names)}"
+                         for side, names in BASELINE.items())
+    budget = f"{args.budget} playouts per move" + (f", at most {args.seconds} s" if args.seconds
+                                                   else "")
+    doc = (
+        "# Experiments\n\n"
+        "## Nijssen & Winands (2012), re-run\n\n"
+        "J. A. M. Nijssen and M. H. M. Winands, *Monte Carlo Tree Search for the Hide-and-Seek "
+        "Game Scotland Yard*, IEEE TCIAIG 4(4):282-294, 2012.\n\n"
+        f"Classic rules, five detectives; both sides play the `{AGENT}` agent. Each comparison "
+        "changes one switch of one side; the other side plays the baseline "
+        f"({baseline}). The win rate is the changed side's, with its Wilson 95% interval. Every "
+        "arm plays the same start positions and random streams (game i's seeds derive from the "
+        "run seed and i), so the arms differ only by the switch. The \"paper\" column is what "
+        "the paper reports (qualitatively), not a number of ours.\n\n"
+        f"Made on {datetime.date.today().isoformat()} with `{cmd}`: {args.games} games per "
+        f"arm, {budget}, run seed {args.seed}. The paper used far larger budgets and more "
+        "games; at this budget read the intervals before the rates.\n\n"
+        f"{text}\n"
+        f"Switches (options of the `{AGENT}` agent):\n\n{switches}\n"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(doc)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line, run the experiment, print (and optionally write) the table."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run: few games at a small budget (about 3 minutes)")
+    p.add_argument("--games", type=int, default=None, help="games per arm (default 500; quick 20)")
+    p.add_argument("--budget", type=int, default=None,
+                   help="MCTS playouts per move (default 1000; quick 200)")
+    p.add_argument("--seconds", type=float, default=None, help="also a time limit per move")
+    p.add_argument("--seed", type=int, default=2012)
+    p.add_argument("--workers", type=int, default=None, help="parallel games (default: the CPUs)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    p.add_argument("--out", default="runs/nijssen-winands", help="arena run folders go here")
+    p.add_argument("--write", action="store_true", help="write the table to docs/experiments.md")
+    p.add_argument("--doc", default=str(Path(__file__).resolve().parent.parent / "docs" /
+                                        "experiments.md"), help=argparse.SUPPRESS)
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    args = p.parse_args(argv)
+    if args.games is None:
+        args.games = 20 if args.quick else 500
+    if args.budget is None:
+        args.budget = 200 if args.quick else 1000
+    if args.workers is None:
+        try:
+            args.workers = len(os.sched_getaffinity(0))
+        except AttributeError:
+            args.workers = os.cpu_count() or 1
+    try:
+        rows = run(args)
+    except ArenaError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    text = table(rows)
+    print(text)
+    if args.write:
+        write_doc(Path(args.doc), text, args)
+        print(f"written to {args.doc}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,776 @@
+"""The search kernel: Scotland Yard's rules, the playout policies and the MCTS iteration over
+flat integer arrays.
+
+This module is written in the subset of Python that numba compiles: flat arrays indexed by
+integers, integer arithmetic, no objects. :mod:`scotlandyard.ai.fast` runs it two ways:
+
+- compiled with ``numba.njit(cache=True)`` over numpy arrays (the fast path);
+- as plain Python over lists (the pure path, used when numba is missing or ``fast=False``).
+
+Both run the very same code with the same random generator, so a playout or a search gives the
+same moves for the same seed on either path (a test checks it). Every game the kernel plays is
+legal for the core engine (tests replay many of them through ``Game.push``).
+
+Layouts (all offsets are module constants):
+
+- a **state** ``st`` (ST_LEN ints): piece stations, ticket supplies, round, turn, pieces moved,
+  log length, pending take, outcome, and Mr X's possible locations as 0/1 per station;
+- the **rules** ``ru``: unlimited tickets, handover, free order, log slots, last round, reveal flags;
+- the **board** ``bd``: neighbour tables per transport, the black-ticket (any line, ferry too)
+  neighbour table, the detectives' distance table, taxi-only station flags;
+- a **move** is one int: ``piece<<24 | t1<<20 | d1<<12 | t2<<8 | d2`` (tickets 0..3 = T,B,U,K;
+  ``t1 = T_PASS`` a pass; ``t1 = T_TAKE`` Mr X takes ticket ``d1`` from detective ``d2``;
+  ``t2 = T_NONE`` for a single step).
+"""
+
+from __future__ import annotations
+
+import math
+
+# ---- state layout ---------------------------------------------------------------------------
+ST_POS = 0        # 6 stations: 0 is Mr X, 1.. the detectives then the police
+ST_SUP = 6        # 6 supply rows of 5 (T, B, U, K, double); row 0 is Mr X's
+ST_SUPOF = 36     # supply row of each piece (-1: police move free)
+ST_N = 42         # number of pieces
+ST_ND = 43        # number of detectives (pieces 1..ND; police follow)
+ST_ROUND = 44
+ST_TURN = 45      # piece to move (0 Mr X); in free order the lowest unmoved hunter
+ST_MOVED = 46     # bitset of the hunters that moved this round
+ST_NLOG = 47      # slots of Mr X's log filled
+ST_TAKE = 48      # R-VAR-EXTRA-REVEAL: detective Mr X takes a ticket from next (0 none)
+ST_OUT = 49       # outcome (OUT_*)
+ST_CAPT = 50      # the piece that caught Mr X
+ST_BEL = 56       # 200 flags: possible locations of Mr X (R-BELIEF)
+ST_TMP = 256      # 200 scratch flags
+ST_LEN = 456
+
+OUT_NONE = 0
+OUT_SURVIVED = 1
+OUT_STUCK = 2
+OUT_CAUGHT = 3
+OUT_CORNERED = 4
+
+# ---- rules layout ---------------------------------------------------------------------------
+RU_UNL = 0
+RU_HAND = 1
+RU_FREE = 2
+RU_SLOTS = 3
+RU_LAST = 4
+RU_REV = 8        # RU_REV + slot: 1 if that log slot is a reveal slot
+RU_LEN = RU_REV + 2100
+
+# ---- board layout ---------------------------------------------------------------------------
+NS = 200          # station index range (0 unused)
+MAXDEG = 8
+MAXANY = 16
+BD_NB = 0                         # (t*NS + s)*MAXDEG + j, t = 0..3
+BD_NBC = BD_NB + 4 * NS * MAXDEG  # t*NS + s
+BD_ANY = BD_NBC + 4 * NS          # s*MAXANY + j: stations one line of any transport away
+BD_ANYC = BD_ANY + NS * MAXANY
+BD_DIST = BD_ANYC + NS            # a*NS + b: fewest moves on the detectives' network
+BD_TONLY = BD_DIST + NS * NS      # 1 for a station with taxi links only (no bus, underground, ferry)
+BD_LEN = BD_TONLY + NS
+
+# ---- moves ----------------------------------------------------------------------------------
+T_BLACK = 3
+T_PASS = 4
+T_TAKE = 5
+T_NONE = 7
+
+# ---- search parameters ------------------------------------------------------------------------
+PA_C = 0          # UCT exploration constant
+PA_W = 1          # progressive history weight
+PA_R = 2          # coalition reduction
+PA_EPSX = 3       # epsilon of Mr X's playout policy
+PA_EPSD = 4       # epsilon of the detectives' playout policy
+PA_LEN = 8
+
+PF_PH = 0         # progressive history on
+PF_HPLAY = 1      # playout moves update the history table
+PF_FILT = 2       # Mr X move filtering
+PF_TARGET = 3     # detectives' playout target: 0 Mr X's (determinized) station, 1 a possible location
+PF_SAMPLE = 4     # sample Mr X's station each iteration (the detectives' search)
+PF_NLOCS = 5      # number of locations to sample from
+PF_LEN = 8
+
+# ---- tree layout --------------------------------------------------------------------------------
+TR_MOVE = 0
+TR_PARENT = 1
+TR_CHILD = 2
+TR_SIB = 3
+TR_VIS = 4
+TR_W = 5          # ints per node
+
+MT_NODES = 0
+MT_ITERS = 1
+MT_PLIES = 2      # playout plies played
+MT_LEN = 4
+
+# ---- scratch layout -------------------------------------------------------------------------------
+SC_T = 0          # first-step singles: tickets (64) then stations (64)
+SC_T2 = 128       # second-step singles
+SC_HK = 256       # hash of legal moves: keys (-1 empty)
+SC_HF = SC_HK + 4096   # hash flags: legal move already has a child
+SC_LS = SC_HF + 4096   # hash slot of each legal move
+SC_REACH = SC_LS + 4096  # 200 flags, kept zero between uses: stations a hunter can reach
+SC_LEN = SC_REACH + NS
+HMASK = 4095
+BUF_LEN = 4096
+
+# ---- history table --------------------------------------------------------------------------------
+H_SINGLE = 1200   # per piece: t1*200 + d1 (t1 = 0..5)
+H_DOUBLE = 6 * H_SINGLE
+H_LEN = H_DOUBLE + 4 * 200 * 4 * 200
+
+
+# =================================================================================================
+# random numbers: xorshift32 kept in rng[0]; identical in Python ints and numba int64
+# =================================================================================================
+def rand_u32(rng):
+    """Next 32-bit random number (xorshift32)."""
+    x = rng[0]
+    x ^= (x << 13) & 0xFFFFFFFF
+    x ^= x >> 17
+    x ^= (x << 5) & 0xFFFFFFFF
+    rng[0] = x
+    return x
+
+
+def rand_below(rng, n):
+    """Uniform integer in 0..n-1."""
+    return (rand_u32(rng) * n) >> 32
+
+
+def rand_unit(rng):
+    """Uniform float in [0, 1)."""
+    return rand_u32(rng) / 4294967296.0
+
+
+# =================================================================================================
+# rules
+# =================================================================================================
+def encode(piece, t1, d1, t2, d2):
+    """Pack a move into one int."""
+    return (piece << 24) | (t1 << 20) | (d1 << 12) | (t2 << 8) | d2
+
+
+def occupied(st, s):
+    """True if a detective or police piece stands on ``s``."""
+    n = st[ST_N]
+    for i in range(1, n):
+        if st[ST_POS + i] == s:
+            return True
+    return False
+
+
+def hunter_can_move(st, bd, i):
+    """R-MOVE-2: hunter ``i`` has a legal move."""
+    p = st[ST_POS + i]
+    si = st[ST_SUPOF + i]
+    for t in range(3):
+        if si >= 0 and st[ST_SUP + si * 5 + t] <= 0:
+            continue
+        base = t * NS + p
+        for j in range(bd[BD_NBC + base]):
+            if not occupied(st, bd[BD_NB + base * MAXDEG + j]):
+                return True
+    return False
+
+
+def mrx_can_move(st, ru, bd):
+    """Mr X has a single move (R-END 4 otherwise)."""
+    x = st[ST_POS]
+    if st[ST_SUP + 3] > 0:
+        for j in range(bd[BD_ANYC + x]):
+            if not occupied(st, bd[BD_ANY + x * MAXANY + j]):
+                return True
+    unl = ru[RU_UNL]
+    for t in range(3):
+        if unl == 0 and st[ST_SUP + t] <= 0:
+            continue
+        base = t * NS + x
+        for j in range(bd[BD_NBC + base]):
+            if not occupied(st, bd[BD_NB + base * MAXDEG + j]):
+                return True
+    return False
+
+
+def check_end(st, ru, bd):
+    """R-END (3) detectives stuck and (4) Mr X cornered, after a move."""
+    n = st[ST_N]
+    stuck = True
+    for i in range(1, n):
+        if hunter_can_move(st, bd, i):
+            stuck = False
+            break
+    if stuck:
+        st[ST_OUT] = OUT_STUCK
+        return
+    if st[ST_TURN] == 0 and st[ST_TAKE] == 0 and not mrx_can_move(st, ru, bd):
+        st[ST_OUT] = OUT_CORNERED
+
+
+def gen_hunter(st, bd, i, buf, k):
+    """Append hunter ``i``'s moves (or its pass) to ``buf`` from ``k``; return the new end."""
+    start = k
+    p = st[ST_POS + i]
+    si = st[ST_SUPOF + i]
+    for t in range(3):
+        if si >= 0 and st[ST_SUP + si * 5 + t] <= 0:
+            continue
+        base = t * NS + p
+        for j in range(bd[BD_NBC + base]):
+            d = bd[BD_NB + base * MAXDEG + j]
+            if not occupied(st, d):
+                buf[k] = (i << 24) | (t << 20) | (d << 12) | (T_NONE << 8)
+                k += 1
+    if k == start:
+        buf[k] = (i << 24) | (T_PASS << 20) | (T_NONE << 8)
+        k += 1
+    return k
+
+
+def gen_hunters(st, ru, bd, buf):
+    """The detectives' side's moves: the piece to move, or every unmoved piece in free order."""
+    if ru[RU_FREE] == 0:
+        return gen_hunter(st, bd, st[ST_TURN], buf, 0)
+    k = 0
+    moved = st[ST_MOVED]
+    for i in range(1, st[ST_N]):
+        if not (moved >> i) & 1:
+            k = gen_hunter(st, bd, i, buf, k)
+    return k
+
+
+def mrx_singles(st, ru, bd, at, s0, s1, s2, s3, sc, off, k):
+    """Mr X's single steps from ``at`` with tickets s0..s3 into sc[off+k] (ticket) and
+    sc[off+64+k] (station); return the new count."""
+    unl = ru[RU_UNL]
+    for t in range(3):
+        c = s0
+        if t == 1:
+            c = s1
+        elif t == 2:
+            c = s2
+        if unl == 0 and c <= 0:
+            continue
+        base = t * NS + at
+        for j in range(bd[BD_NBC + base]):
+            d = bd[BD_NB + base * MAXDEG + j]
+            if not occupied(st, d):
+                sc[off + k] = t
+                sc[off + 64 + k] = d
+                k += 1
+    if s3 > 0:
+        for j in range(bd[BD_ANYC + at]):
+            d = bd[BD_ANY + at * MAXANY + j]
+            if not occupied(st, d):
+                sc[off + k] = T_BLACK
+                sc[off + 64 + k] = d
+                k += 1
+    return k
+
+
+def all_taxi_only(st, bd):
+    """True if every possible location of Mr X has taxi links only (a black ticket hides
+    nothing there). A ferry station is never taxi-only."""
+    for s in range(1, NS):
+        if st[ST_BEL + s] != 0 and bd[BD_TONLY + s] == 0:
+            return False
+    return True
+
+
+def mark_reach(st, bd, sc, flag):
+    """Set (flag 1) or clear (flag 0) sc[SC_REACH + d] for every station ``d`` a detective or
+    police piece can move to in one move (with its tickets)."""
+    n = st[ST_N]
+    for i in range(1, n):
+        p = st[ST_POS + i]
+        si = st[ST_SUPOF + i]
+        for t in range(3):
+            if si >= 0 and st[ST_SUP + si * 5 + t] <= 0:
+                continue
+            base = t * NS + p
+            for j in range(bd[BD_NBC + base]):
+                sc[SC_REACH + bd[BD_NB + base * MAXDEG + j]] = flag
+
+
+def gen_mrx_raw(st, ru, bd, filt, buf, sc):
+    """Mr X's moves (singles, then doubles), filtered when ``filt`` (see gen_mrx)."""
+    take = st[ST_TAKE]
+    if take != 0:
+        si = st[ST_SUPOF + take]
+        k = 0
+        for t in range(3):
+            if st[ST_SUP + si * 5 + t] > 0:
+                buf[k] = (T_TAKE << 20) | (t << 12) | (T_NONE << 8) | take
+                k += 1
+        return k
+    x = st[ST_POS]
+    s0 = st[ST_SUP]
+    s1 = st[ST_SUP + 1]
+    s2 = st[ST_SUP + 2]
+    s3 = st[ST_SUP + 3]
+    ns = mrx_singles(st, ru, bd, x, s0, s1, s2, s3, sc, SC_T, 0)
+    nlog = st[ST_NLOG]
+    black1 = True
+    black2 = True
+    dbl = st[ST_SUP + 4] > 0 and nlog + 2 <= ru[RU_SLOTS] and ns > 0
+    if filt != 0:
+        early = st[ST_ROUND] <= 2
+        taxi = all_taxi_only(st, bd)
+        black1 = not (early or taxi or ru[RU_REV + nlog + 1] != 0)
+        black2 = not (early or taxi or ru[RU_REV + nlog + 2] != 0)
+        if dbl:
+            mark_reach(st, bd, sc, 1)
+            for j in range(ns):
+                if sc[SC_REACH + sc[SC_T + 64 + j]] == 0:
+                    dbl = False
+                    break
+            mark_reach(st, bd, sc, 0)
+    k = 0
+    for j in range(ns):
+        t = sc[SC_T + j]
+        if t == T_BLACK and not black1:
+            continue
+        buf[k] = (t << 20) | (sc[SC_T + 64 + j] << 12) | (T_NONE << 8)
+        k += 1
+    if dbl:
+        unl = ru[RU_UNL]
+        for j in range(ns):
+            t1 = sc[SC_T + j]
+            d1 = sc[SC_T + 64 + j]
+            if t1 == T_BLACK and not black1:
+                continue
+            a0 = s0
+            a1 = s1
+            a2 = s2
+            a3 = s3
+            if t1 == T_BLACK:
+                a3 -= 1
+            elif unl == 0:
+                if t1 == 0:
+                    a0 -= 1
+                elif t1 == 1:
+                    a1 -= 1
+                else:
+                    a2 -= 1
+            n2 = mrx_singles(st, ru, bd, d1, a0, a1, a2, a3, sc, SC_T2, 0)
+            for m in range(n2):
+                t2 = sc[SC_T2 + m]
+                if t2 == T_BLACK and not black2:
+                    continue
+                buf[k] = (t1 << 20) | (d1 << 12) | (t2 << 8) | sc[SC_T2 + 64 + m]
+                k += 1
+    return k
+
+
+def gen_mrx(st, ru, bd, filt, buf, sc):
+    """Mr X's moves into ``buf``; return their number.
+
+    With ``filt`` (move filtering, Nijssen & Winands 2012): no black ticket in rounds 1-2,
+    on a reveal slot, or when every possible location has taxi links only; a double move only
+    when every single move lands where a detective or police piece can move next. If that
+    leaves nothing, every move is allowed. Voluntary reveals (R-VAR-EXTRA-REVEAL) are never
+    generated.
+    """
+    k = gen_mrx_raw(st, ru, bd, filt, buf, sc)
+    if k == 0 and filt != 0:
+        k = gen_mrx_raw(st, ru, bd, 0, buf, sc)
+    return k
+
+
+def gen_moves(st, ru, bd, filt, buf, sc):
+    """The moves of the side to move (all unmoved hunters in free order)."""
+    if st[ST_TURN] == 0:
+        return gen_mrx(st, ru, bd, filt, buf, sc)
+    return gen_hunters(st, ru, bd, buf)
+
+
+def mrx_step(st, ru, bd, t, d):
+    """One step of Mr X: pay, write the log slot, update the possible locations (R-BELIEF)."""
+    if t == T_BLACK or ru[RU_UNL] == 0:
+        st[ST_SUP + t] -= 1
+    nlog = st[ST_NLOG] + 1
+    st[ST_NLOG] = nlog
+    if ru[RU_REV + nlog] != 0:
+        for s in range(NS):
+            st[ST_BEL + s] = 0
+        st[ST_BEL + d] = 1
+        return
+    for s in range(NS):
+        st[ST_TMP + s] = 0
+    if t == T_BLACK:
+        for s in range(1, NS):
+            if st[ST_BEL + s] != 0:
+                for j in range(bd[BD_ANYC + s]):
+                    st[ST_TMP + bd[BD_ANY + s * MAXANY + j]] = 1
+    else:
+        for s in range(1, NS):
+            if st[ST_BEL + s] != 0:
+                base = t * NS + s
+                for j in range(bd[BD_NBC + base]):
+                    st[ST_TMP + bd[BD_NB + base * MAXDEG + j]] = 1
+    for s in range(NS):
+        st[ST_BEL + s] = st[ST_TMP + s]
+    for i in range(1, st[ST_N]):
+        st[ST_BEL + st[ST_POS + i]] = 0
+
+
+def apply_move(st, ru, bd, code):
+    """Make a legal move (mirrors ``Game.push``), then check the end of the game (R-END)."""
+    piece = code >> 24
+    t1 = (code >> 20) & 15
+    d1 = (code >> 12) & 255
+    t2 = (code >> 8) & 15
+    d2 = code & 255
+    if piece == 0:
+        if t1 == T_TAKE:
+            j = st[ST_TAKE]
+            si = st[ST_SUPOF + j]
+            st[ST_SUP + si * 5 + d1] -= 1
+            if ru[RU_UNL] == 0:
+                st[ST_SUP + d1] += 1
+            nxt = 0
+            jj = j + 1
+            while jj <= st[ST_ND]:
+                sj = st[ST_SUPOF + jj]
+                if st[ST_SUP + sj * 5] > 0 or st[ST_SUP + sj * 5 + 1] > 0 or st[ST_SUP + sj * 5 + 2] > 0:
+                    nxt = jj
+                    break
+                jj += 1
+            st[ST_TAKE] = nxt
+            if nxt == 0:
+                st[ST_TURN] = 1
+                st[ST_MOVED] = 0
+        else:
+            if t2 != T_NONE:
+                st[ST_SUP + 4] -= 1
+            mrx_step(st, ru, bd, t1, d1)
+            if t2 != T_NONE:
+                mrx_step(st, ru, bd, t2, d2)
+                st[ST_POS] = d2
+            else:
+                st[ST_POS] = d1
+            st[ST_TURN] = 1
+            st[ST_MOVED] = 0
+    else:
+        i = piece
+        if t1 != T_PASS:
+            si = st[ST_SUPOF + i]
+            if si >= 0:
+                st[ST_SUP + si * 5 + t1] -= 1
+                if ru[RU_HAND] != 0 and ru[RU_UNL] == 0:
+                    st[ST_SUP + t1] += 1
+            st[ST_POS + i] = d1
+            if d1 == st[ST_POS]:
+                for s in range(NS):
+                    st[ST_BEL + s] = 0
+                st[ST_BEL + d1] = 1
+                st[ST_OUT] = OUT_CAUGHT
+                st[ST_CAPT] = i
+                return
+            st[ST_BEL + d1] = 0
+        moved = st[ST_MOVED] | (1 << i)
+        st[ST_MOVED] = moved
+        full = ((1 << st[ST_N]) - 1) & ~1
+        if moved == full:
+            if st[ST_ROUND] >= ru[RU_LAST]:
+                st[ST_OUT] = OUT_SURVIVED
+                return
+            st[ST_ROUND] += 1
+            st[ST_TURN] = 0
+            st[ST_MOVED] = 0
+        elif ru[RU_FREE] != 0:
+            j = 1
+            while (moved >> j) & 1:
+                j += 1
+            st[ST_TURN] = j
+        else:
+            st[ST_TURN] = i + 1
+    if st[ST_OUT] == OUT_NONE:
+        check_end(st, ru, bd)
+
+
+# =================================================================================================
+# playout policies (epsilon-greedy, Nijssen & Winands 2012)
+# =================================================================================================
+def choose_mrx(st, ru, bd, eps, filt, rng, buf, sc):
+    """Mr X: with probability ``eps`` a random move, else MCD (maximize the distance to the
+    closest detective; ties: single before double, non-black before black, then random)."""
+    n = gen_mrx(st, ru, bd, filt, buf, sc)
+    if n == 1:
+        return buf[0]
+    if st[ST_TAKE] != 0 or rand_unit(rng) < eps:
+        return buf[rand_below(rng, n)]
+    nh = st[ST_N]
+    best = -1
+    bestcode = buf[0]
+    ties = 0
+    for j in range(n):
+        c = buf[j]
+        t1 = (c >> 20) & 15
+        t2 = (c >> 8) & 15
+        dest = (c >> 12) & 255
+        if t2 != T_NONE:
+            dest = c & 255
+        md = 1000
+        for i in range(1, nh):
+            dd = bd[BD_DIST + st[ST_POS + i] * NS + dest]
+            if dd < md:
+                md = dd
+        score = md * 4
+        if t2 == T_NONE:
+            score += 2
+        if t1 != T_BLACK and t2 != T_BLACK:
+            score += 1
+        if score > best:
+            best = score
+            bestcode = c
+            ties = 1
+        elif score == best:
+            ties += 1
+            if rand_below(rng, ties) == 0:
+                bestcode = c
+    return bestcode
+
+
+def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
+    """The piece to move (the lowest unmoved one in free order): with probability ``eps`` a
+    random move, else CAL (a move closest to the target: Mr X's station in this determinization,
+    or with ``target_mode`` 1 a location drawn from the possible locations)."""
+    i = st[ST_TURN]
+    n = gen_hunter(st, bd, i, buf, 0)
+    if n == 1:
+        return buf[0]
+    if rand_unit(rng) < eps:
+        return buf[rand_below(rng, n)]
+    target = st[ST_POS]
+    if target_mode == 1:
+        cnt = 0
+        for s in range(1, NS):
+            if st[ST_BEL + s] != 0:
+                cnt += 1
+        if cnt > 0:
+            pick = rand_below(rng, cnt)
+            for s in range(1, NS):
+                if st[ST_BEL + s] != 0:
+                    if pick == 0:
+                        target = s
+                        break
+                    pick -= 1
+    best = 1000000
+    bestcode = buf[0]
+    ties = 0
+    for j in range(n):
+        c = buf[j]
+        dd = bd[BD_DIST + ((c >> 12) & 255) * NS + target]
+        if dd < best:
+            best = dd
+            bestcode = c
+            ties = 1
+        elif dd == best:
+            ties += 1
+            if rand_below(rng, ties) == 0:
+                bestcode = c
+    return bestcode
+
+
+def playout(st, ru, bd, pa, pf, rng, buf, sc, moves, k):
+    """Play ``st`` to the end with the epsilon-greedy policies. Moves are written to ``moves``
+    from index ``k`` (as far as it has room); return the new end index."""
+    cap = len(moves)
+    epsx = pa[PA_EPSX]
+    epsd = pa[PA_EPSD]
+    filt = pf[PF_FILT]
+    target = pf[PF_TARGET]
+    while st[ST_OUT] == OUT_NONE:
+        if st[ST_TURN] == 0:
+            code = choose_mrx(st, ru, bd, epsx, filt, rng, buf, sc)
+        else:
+            code = choose_hunter(st, ru, bd, epsd, target, rng, buf)
+        if k < cap:
+            moves[k] = code
+            k += 1
+        apply_move(st, ru, bd, code)
+    return k
+
+
+def playout_many(n, root, st, ru, bd, pa, pf, rng, buf, sc, moves, results):
+    """Run ``n`` playouts from ``root`` (for benchmarks): results[0] Mr X wins, [1] plies."""
+    wins = 0
+    plies = 0
+    for _ in range(n):
+        for s in range(ST_LEN):
+            st[s] = root[s]
+        plies += playout(st, ru, bd, pa, pf, rng, buf, sc, moves, 0)
+        if st[ST_OUT] == OUT_SURVIVED or st[ST_OUT] == OUT_STUCK:
+            wins += 1
+    results[0] = wins
+    results[1] = plies
+
+
+# =================================================================================================
+# Monte Carlo tree search (UCT + progressive history, single-tree determinization,
+# coalition reduction)
+# =================================================================================================
+def reward(p, out, capt, r):
+    """The result for piece ``p``: Mr X 1 if he wins; a hunter 1 if it caught Mr X (or he was
+    cornered), 1 - r if another hunter caught him (coalition reduction), 0 if Mr X wins."""
+    if out == OUT_SURVIVED or out == OUT_STUCK:
+        if p == 0:
+            return 1.0
+        return 0.0
+    if p == 0:
+        return 0.0
+    if out == OUT_CAUGHT and capt != p:
+        return 1.0 - r
+    return 1.0
+
+
+def hkey(code):
+    """Index of a move in the history table (per piece; double moves of Mr X apart)."""
+    piece = code >> 24
+    t1 = (code >> 20) & 15
+    d1 = (code >> 12) & 255
+    t2 = (code >> 8) & 15
+    if t2 == T_NONE:
+        return piece * H_SINGLE + t1 * 200 + d1
+    return H_DOUBLE + ((t1 * 200 + d1) * 4 + t2) * 200 + (code & 255)
+
+
+def backpropagate(tr, tv, path, depth, out, capt, r):
+    """Add one result to the nodes of ``path[0..depth]``: each node's value is the reward of the
+    piece that made the move into it."""
+    for k in range(1, depth + 1):
+        v = path[k]
+        tv[v] += reward(tr[v * TR_W + TR_MOVE] >> 24, out, capt, r)
+        tr[v * TR_W + TR_VIS] += 1
+    tr[path[0] * TR_W + TR_VIS] += 1
+
+
+def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, cum, rng,
+                 buf, sc, path, imv):
+    """Run ``n_iter`` MCTS iterations on the tree in ``tr``/``tv`` (node 0 is the root)."""
+    cc = pa[PA_C]
+    ww = pa[PA_W]
+    rr = pa[PA_R]
+    use_ph = pf[PF_PH] != 0
+    hplay = pf[PF_HPLAY] != 0
+    filt = pf[PF_FILT]
+    sample = pf[PF_SAMPLE] != 0
+    nlocs = pf[PF_NLOCS]
+    cap_nodes = len(tv)
+    cap_path = len(path)
+    for _ in range(n_iter):
+        for s in range(ST_LEN):
+            work[s] = root[s]
+        if sample:
+            # determinization: Mr X's station drawn (roulette) from the possible locations
+            u = rand_unit(rng) * cum[nlocs - 1]
+            idx = 0
+            while idx < nlocs - 1 and cum[idx] <= u:
+                idx += 1
+            work[ST_POS] = locs[idx]
+        node = 0
+        depth = 0
+        path[0] = 0
+        nm = 0
+        leaf = False
+        while work[ST_OUT] == OUT_NONE and not leaf:
+            n = gen_moves(work, ru, bd, filt, buf, sc)
+            for j in range(n):
+                c = buf[j]
+                h = (c * 2654435761) & HMASK
+                while sc[SC_HK + h] != -1:
+                    h = (h + 1) & HMASK
+                sc[SC_HK + h] = c
+                sc[SC_HF + h] = 0
+                sc[SC_LS + j] = h
+            # children consistent with this determinization (legal here)
+            matched = 0
+            best = -1
+            bestval = -1e300
+            nvis = tr[node * TR_W + TR_VIS]
+            lnn = 0.0
+            if nvis > 0:
+                lnn = math.log(nvis)
+            ch = tr[node * TR_W + TR_CHILD]
+            while ch != -1:
+                code = tr[ch * TR_W + TR_MOVE]
+                h = (code * 2654435761) & HMASK
+                found = False
+                while sc[SC_HK + h] != -1:
+                    if sc[SC_HK + h] == code:
+                        found = True
+                        break
+                    h = (h + 1) & HMASK
+                if found:
+                    sc[SC_HF + h] = 1
+                    matched += 1
+                    vis = tr[ch * TR_W + TR_VIS]
+                    if vis == 0:
+                        val = 1e200
+                    else:
+                        mean = tv[ch] / vis
+                        val = mean + cc * math.sqrt(lnn / vis)
+                        if use_ph:
+                            key = hkey(code)
+                            if hc[key] > 0:
+                                val += (hs[key] / hc[key]) * ww / ((1.0 - mean) * vis + 1.0)
+                    if val > bestval:
+                        bestval = val
+                        best = ch
+                ch = tr[ch * TR_W + TR_SIB]
+            untried = n - matched
+            chosen = -1
+            nxt = -1
+            if untried > 0:
+                pick = rand_below(rng, untried)
+                for j in range(n):
+                    if sc[SC_HF + sc[SC_LS + j]] == 0:
+                        if pick == 0:
+                            chosen = buf[j]
+                            break
+                        pick -= 1
+                if mt[MT_NODES] < cap_nodes and depth + 1 < cap_path:
+                    nxt = mt[MT_NODES]
+                    mt[MT_NODES] = nxt + 1
+                    tr[nxt * TR_W + TR_MOVE] = chosen
+                    tr[nxt * TR_W + TR_PARENT] = node
+                    tr[nxt * TR_W + TR_CHILD] = -1
+                    tr[nxt * TR_W + TR_SIB] = tr[node * TR_W + TR_CHILD]
+                    tr[nxt * TR_W + TR_VIS] = 0
+                    tv[nxt] = 0.0
+                    tr[node * TR_W + TR_CHILD] = nxt
+                leaf = True
+            else:
+                nxt = best
+                chosen = tr[best * TR_W + TR_MOVE]
+            for j in range(n):
+                sc[SC_HK + sc[SC_LS + j]] = -1
+            apply_move(work, ru, bd, chosen)
+            if nm < len(imv):
+                imv[nm] = chosen
+                nm += 1
+            if nxt >= 0:
+                depth += 1
+                path[depth] = nxt
+                node = nxt
+        ntree = nm
+        if work[ST_OUT] == OUT_NONE:
+            nm = playout(work, ru, bd, pa, pf, rng, buf, sc, imv, nm)
+            mt[MT_PLIES] += nm - ntree
+        out = work[ST_OUT]
+        capt = work[ST_CAPT]
+        backpropagate(tr, tv, path, depth, out, capt, rr)
+        if use_ph:
+            lim = ntree
+            if hplay:
+                lim = nm
+            for j in range(lim):
+                c = imv[j]
+                key = hkey(c)
+                hs[key] += reward(c >> 24, out, capt, rr)
+                hc[key] += 1
+        mt[MT_ITERS] += 1

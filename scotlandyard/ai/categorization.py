@@ -1,0 +1,227 @@
+"""Location categorization (Nijssen & Winands 2012, section V): bias the detectives' guess of
+Mr X's station by what Mr X did in self-play.
+
+Each possible location gets a category: its minimum distance (detectives' network) to the
+nearest detective or police piece, 1, 2, 3, 4 or 5+. One general table (the same for every
+detective) holds a weight per category, learned from self-play:
+
+    weight[c] = (times Mr X stood on a location of category c) /
+                (possible locations of category c, summed over the positions seen)
+
+that is, how likely a possible location of category c is to be the true one. A determinization
+draws Mr X's station by one-step roulette: each possible location with probability
+proportional to its category's weight.
+
+Learn the table with :func:`learn_categorization`, or from the shell::
+
+    python -m scotlandyard.ai.categorization --games 200 --out scotlandyard/data/categorization.json
+
+The package ships the table it learned in ``scotlandyard/data/categorization.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..board import Board, london
+from ..game import Game
+from ..move import MR_X
+from ..rules import Rules
+from ..view import PlayerView
+
+CATEGORIES = ("1", "2", "3", "4", "5+")
+DATA_FILE = "data/categorization.json"
+
+
+def category(station: int, hunters: Iterable[int], board: Board) -> int:
+    """The category index (0..4 for "1".."5+") of ``station``: its distance to the nearest of
+    ``hunters`` on the detectives' network, capped at 5."""
+    best = 5
+    for h in hunters:
+        d = board.distance_row(h)[station]
+        if d < best:
+            best = d
+    return max(best, 1) - 1
+
+
+@dataclass(frozen=True)
+class CategoryWeights:
+    """A learned general table: one weight per category, with the counts it came from."""
+
+    weights: tuple[float, ...]
+    hits: tuple[int, ...] = (0, 0, 0, 0, 0)
+    available: tuple[int, ...] = (0, 0, 0, 0, 0)
+    games: int = 0
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.weights) != len(CATEGORIES) or any(
+                not isinstance(w, int | float) or w < 0 for w in self.weights):
+            raise ValueError(f"categorization needs {len(CATEGORIES)} weights >= 0, not "
+                             f"{self.weights!r}")
+        if not any(self.weights):
+            raise ValueError("categorization weights are all zero")
+
+    @classmethod
+    def uniform(cls) -> CategoryWeights:
+        """Every category alike (a uniform determinization)."""
+        return cls((1.0,) * len(CATEGORIES))
+
+    @classmethod
+    def from_counts(cls, hits: Iterable[int], available: Iterable[int], games: int = 0,
+                    meta: Mapping[str, Any] | None = None) -> CategoryWeights:
+        """Weights from counts (add-one smoothed so that no category is ever impossible)."""
+        h = tuple(int(x) for x in hits)
+        a = tuple(int(x) for x in available)
+        w = tuple((hi + 1) / (av + 2) for hi, av in zip(h, a, strict=True))
+        return cls(w, h, a, games, dict(meta or {}))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the data file's content)."""
+        return {
+            "model": "minimum distance to the nearest detective, general table, one-step roulette",
+            "categories": list(CATEGORIES),
+            "weights": [round(w, 6) for w in self.weights],
+            "hits": list(self.hits),
+            "available": list(self.available),
+            "games": self.games,
+            "meta": dict(self.meta),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CategoryWeights:
+        """Read :meth:`to_dict` output (checked)."""
+        if not isinstance(data, Mapping) or "weights" not in data:
+            raise ValueError("a categorization table is an object with 'weights'")
+        if list(data.get("categories", CATEGORIES)) != list(CATEGORIES):
+            raise ValueError(f"categorization categories must be {list(CATEGORIES)}")
+        return cls(tuple(float(w) for w in data["weights"]),
+                   tuple(int(x) for x in data.get("hits", (0,) * 5)),
+                   tuple(int(x) for x in data.get("available", (0,) * 5)),
+                   int(data.get("games", 0)), dict(data.get("meta", {})))
+
+    def save(self, path: str | Path) -> None:
+        """Write the table as JSON."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> CategoryWeights:
+        """Read a table written by :meth:`save`."""
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+    def location_weights(self, view: PlayerView) -> dict[int, float]:
+        """The roulette weight of each possible location in ``view`` (public facts only)."""
+        board = london(view.rules.board)
+        hunters = [s for p, s in view.stations.items() if p != MR_X]
+        return {s: self.weights[category(s, hunters, board)] for s in sorted(view.possible)}
+
+
+@cache
+def default_weights() -> CategoryWeights:
+    """The table the package ships (``scotlandyard/data/categorization.json``)."""
+    text = resources.files("scotlandyard").joinpath(DATA_FILE).read_text()
+    return CategoryWeights.from_dict(json.loads(text))
+
+
+def resolve_weights(spec: CategoryWeights | str | Path | Mapping[str, Any] | None
+                    ) -> CategoryWeights:
+    """A table from a :class:`CategoryWeights`, a path, a dict, or ``None`` (the shipped one)."""
+    if spec is None:
+        return default_weights()
+    if isinstance(spec, CategoryWeights):
+        return spec
+    if isinstance(spec, str | Path):
+        return CategoryWeights.load(spec)
+    return CategoryWeights.from_dict(spec)
+
+
+def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 0,
+                         mr_x_playouts: int = 300, detective_playouts: int = 150,
+                         fast: bool = True,
+                         progress: Callable[[int, CategoryWeights], None] | None = None
+                         ) -> CategoryWeights:
+    """Learn the general table from ``games`` self-play games (MCTS against MCTS).
+
+    Mr X plays MCTS with ``mr_x_playouts`` iterations a move; the detectives play MCTS with
+    ``detective_playouts`` and a uniform determinization (no table yet). At every detectives'
+    decision with more than one possible location, each possible location counts as available
+    in its category, and Mr X's true station as a hit in its own. The trainer reads the truth
+    from the ``Game``; the agents see only their views.
+    """
+    from .base import Budget
+    from .mcts import MCTSAgent
+
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games is a whole number >= 1, not {games!r}")
+    rules = rules or Rules.classic()
+    board = london(rules.board)
+    rng = random.Random(seed)
+    x_agent = MCTSAgent(fast=fast)
+    d_agent = MCTSAgent(fast=fast, categorization=False)
+    hits = [0] * len(CATEGORIES)
+    avail = [0] * len(CATEGORIES)
+    bx = Budget(playouts=mr_x_playouts)
+    bd = Budget(playouts=detective_playouts)
+    for n in range(games):
+        game = Game.new(rules, seed=rng.getrandbits(32))
+        while not game.is_over():
+            piece = game.to_move
+            view = game.view(piece)  # type: ignore[arg-type]
+            if view.side == "detectives" and len(view.possible) > 1:
+                hunters = [s for p, s in view.stations.items() if p != MR_X]
+                for s in view.possible:
+                    avail[category(s, hunters, board)] += 1
+                hits[category(game.station(MR_X), hunters, board)] += 1
+            agent, budget = (x_agent, bx) if view.side == "mr_x" else (d_agent, bd)
+            game.push(agent.choose(view, view.legal_moves, rng, budget))
+        if progress is not None:
+            progress(n + 1, CategoryWeights.from_counts(hits, avail, n + 1))
+    meta = {"rules": rules.edition, "detectives": rules.detectives, "seed": seed,
+            "mr_x_playouts": mr_x_playouts, "detective_playouts": detective_playouts}
+    return CategoryWeights.from_counts(hits, avail, games, meta)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m scotlandyard.ai.categorization --games N --out FILE``."""
+    ap = argparse.ArgumentParser(
+        prog="python -m scotlandyard.ai.categorization",
+        description="Learn the location-categorization table from self-play (MCTS vs MCTS).")
+    ap.add_argument("--games", type=int, required=True, help="self-play games")
+    ap.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--edition", choices=("classic", "new_edition"), default="classic")
+    ap.add_argument("--detectives", type=int, default=None)
+    ap.add_argument("--mr-x-playouts", type=int, default=300)
+    ap.add_argument("--detective-playouts", type=int, default=150)
+    ap.add_argument("--pure", action="store_true", help="no numba (slow)")
+    args = ap.parse_args(argv)
+    if args.games < 1:
+        ap.error("--games must be at least 1")
+    rules = Rules.preset(args.edition, args.detectives)
+    start = time.perf_counter()
+
+    def progress(n: int, table: CategoryWeights) -> None:
+        w = " ".join(f"{c}:{x:.4f}" for c, x in zip(CATEGORIES, table.weights, strict=True))
+        print(f"game {n}/{args.games} ({time.perf_counter() - start:.0f}s)  {w}", file=sys.stderr)
+
+    table = learn_categorization(args.games, rules=rules, seed=args.seed,
+                                 mr_x_playouts=args.mr_x_playouts,
+                                 detective_playouts=args.detective_playouts,
+                                 fast=not args.pure, progress=progress)
+    table.save(args.out)
+    print(json.dumps(table.to_dict(), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

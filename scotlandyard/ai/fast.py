@@ -1,0 +1,418 @@
+"""Fast playouts and search: the kernel of :mod:`scotlandyard.ai._kernel`, compiled with numba
+(``fast=True``) or run as plain Python (``fast=False``, and automatically when numba is missing).
+
+Both paths run the same code with the same random generator, so they give identical moves for
+the same seed; the fast path is only faster. Everything a player may know enters through a
+:class:`~scotlandyard.view.PlayerView` (or, for research playouts, a ``Game`` that the caller
+owns); the kernel state is built with :meth:`Game.from_view`.
+
+>>> from scotlandyard import Game, Rules
+>>> from scotlandyard.ai.fast import playout
+>>> game = Game.new(Rules.classic(), seed=3)
+>>> result = playout(game, seed=1, fast=False)
+>>> result.winner in ("mr_x", "detectives")
+True
+"""
+
+from __future__ import annotations
+
+import types
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from ..board import london
+from ..game import Game
+from ..move import MR_X, Move, Ticket
+from ..rules import Rules
+from ..view import PlayerView
+from . import _kernel as K
+
+_KERNEL_FUNCS = (
+    "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "hunter_can_move",
+    "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles", "all_taxi_only",
+    "mark_reach", "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step", "apply_move",
+    "choose_mrx", "choose_hunter", "playout", "playout_many", "reward", "hkey", "backpropagate",
+    "mcts_iterate",
+)
+
+OUTCOMES = {
+    K.OUT_SURVIVED: ("mr_x", "survived"),
+    K.OUT_STUCK: ("mr_x", "detectives_stuck"),
+    K.OUT_CAUGHT: ("detectives", "caught"),
+    K.OUT_CORNERED: ("detectives", "cornered"),
+}
+
+
+# =================================================================================================
+# the two kernels
+# =================================================================================================
+class Kernel:
+    """One way of running the kernel: ``fast`` (numba over numpy arrays) or pure Python over
+    lists. ``ns`` maps kernel function names to callables."""
+
+    def __init__(self, fast: bool, ns: dict[str, Any]) -> None:
+        self.fast = fast
+        self.ns = ns
+        if fast:
+            import numpy as np
+
+            self._np = np
+        else:
+            self._np = None
+
+    def ints(self, values: Iterable[int] | int) -> Any:
+        """An int64 array (fast) or a list of ints (pure): from values, or ``n`` zeros."""
+        if isinstance(values, int):
+            return self._np.zeros(values, dtype=self._np.int64) if self.fast else [0] * values
+        return self._np.array(list(values), dtype=self._np.int64) if self.fast else list(values)
+
+    def floats(self, values: Iterable[float] | int) -> Any:
+        """A float64 array (fast) or a list of floats (pure): from values, or ``n`` zeros."""
+        if isinstance(values, int):
+            return self._np.zeros(values, dtype=self._np.float64) if self.fast else [0.0] * values
+        return self._np.array(list(values), dtype=self._np.float64) if self.fast else [
+            float(v) for v in values]
+
+    def grow(self, arr: Any, size: int, fill: float | int) -> Any:
+        """``arr`` extended to ``size`` entries (new ones ``fill``)."""
+        if len(arr) >= size:
+            return arr
+        if self.fast:
+            np = self._np
+            out = np.full(size, fill, dtype=arr.dtype)
+            out[: len(arr)] = arr
+            return out
+        return list(arr) + [fill] * (size - len(arr))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.ns[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@cache
+def numba_available() -> bool:
+    """True if numba can be imported (the fast path is possible)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@cache
+def _pure_kernel() -> Kernel:
+    return Kernel(False, {name: getattr(K, name) for name in _KERNEL_FUNCS})
+
+
+@cache
+def _fast_kernel() -> Kernel:
+    """The kernel compiled with numba (compiled on first use, cached on disk)."""
+    import numba
+
+    glb = dict(vars(K))
+    out: dict[str, Any] = {}
+    for name in _KERNEL_FUNCS:
+        f = getattr(K, name)
+        g = types.FunctionType(f.__code__, glb, f.__name__, f.__defaults__, f.__closure__)
+        g.__module__ = K.__name__
+        g.__qualname__ = f.__qualname__
+        g.__doc__ = f.__doc__
+        out[name] = numba.njit(cache=True, nogil=True)(g)
+    glb.update(out)  # kernel functions call each other's compiled versions
+    return Kernel(True, out)
+
+
+def kernel(fast: bool = True) -> Kernel:
+    """The fast kernel if ``fast`` and numba is installed, else the pure-Python one."""
+    if fast and numba_available():
+        return _fast_kernel()
+    if fast:
+        warnings.warn("numba is not installed: using the pure-Python playouts (pip install "
+                      "scotlandyard[fast])", RuntimeWarning, stacklevel=2)
+    return _pure_kernel()
+
+
+# =================================================================================================
+# board, rules and state as flat arrays
+# =================================================================================================
+@cache
+def board_table(name: str) -> tuple[int, ...]:
+    """The board ``name`` in the kernel's layout (see :mod:`._kernel`)."""
+    board = london(name)  # type: ignore[arg-type]
+    bd = [0] * K.BD_LEN
+    for t in range(4):
+        for s in range(1, board.stations + 1):
+            nb = board.neighbours[t][s]
+            if len(nb) > K.MAXDEG:
+                raise ValueError(f"station {s} has more than {K.MAXDEG} links of transport {t}")
+            bd[K.BD_NBC + t * K.NS + s] = len(nb)
+            for j, d in enumerate(nb):
+                bd[K.BD_NB + (t * K.NS + s) * K.MAXDEG + j] = d
+    for s in range(1, board.stations + 1):
+        anyn = sorted({d for t in range(4) for d in board.neighbours[t][s]})
+        bd[K.BD_ANYC + s] = len(anyn)
+        for j, d in enumerate(anyn):
+            bd[K.BD_ANY + s * K.MAXANY + j] = d
+        row = board.distance_row(s)
+        for b in range(1, board.stations + 1):
+            bd[K.BD_DIST + s * K.NS + b] = row[b]
+        only_taxi = not any(board.neighbours[t][s] for t in (1, 2, 3))
+        bd[K.BD_TONLY + s] = 1 if only_taxi else 0
+    return tuple(bd)
+
+
+@cache
+def rules_table(rules: Rules) -> tuple[int, ...]:
+    """The rule settings in the kernel's layout."""
+    ru = [0] * K.RU_LEN
+    ru[K.RU_UNL] = int(rules.mr_x_unlimited)
+    ru[K.RU_HAND] = int(rules.ticket_handover)
+    ru[K.RU_FREE] = int(rules.free_order)
+    ru[K.RU_SLOTS] = rules.log_slots
+    ru[K.RU_LAST] = rules.last_round
+    if rules.log_slots + 2 >= K.RU_LEN - K.RU_REV:
+        raise ValueError(f"the kernel handles up to {K.RU_LEN - K.RU_REV - 3} log slots")
+    for s in rules.reveal_slots:
+        ru[K.RU_REV + s] = 1
+    return tuple(ru)
+
+
+def state_of_game(game: Game, pending_take: str | None = None) -> list[int]:
+    """The kernel state of ``game`` (built from its public accessors and the truth of Mr X's
+    station). ``pending_take``: the detective Mr X takes a ticket from next (from a view)."""
+    rules = game.rules
+    ids = game.pieces
+    if len(ids) > 6:
+        raise ValueError("the kernel handles at most 5 detective and police pieces")
+    st = [0] * K.ST_LEN
+    stations = game.stations
+    for i, p in enumerate(ids):
+        st[K.ST_POS + i] = stations[p]
+    names = (Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND, Ticket.BLACK, Ticket.DOUBLE)
+    xt = game.tickets(MR_X)
+    for k, t in enumerate(names):
+        st[K.ST_SUP + k] = xt[t] or 0
+    st[K.ST_SUPOF] = 0
+    pooled = rules.pooled_supply is not None
+    for i, p in enumerate(ids[1:], start=1):
+        if i > rules.detectives:
+            st[K.ST_SUPOF + i] = -1
+            continue
+        row = 1 if pooled else i
+        st[K.ST_SUPOF + i] = row
+        tk = game.tickets(p)
+        for k, t in enumerate(names[:3]):
+            st[K.ST_SUP + row * 5 + k] = tk[t] or 0
+    st[K.ST_N] = len(ids)
+    st[K.ST_ND] = rules.detectives
+    st[K.ST_ROUND] = game.round
+    to_move = game.to_move
+    index = {p: i for i, p in enumerate(ids)}
+    turn = index[to_move] if to_move is not None else 0
+    st[K.ST_TURN] = turn
+    moved = 0
+    if turn != 0:
+        if rules.free_order:
+            waiting = set(game.pieces_to_move)
+            moved = sum(1 << i for i in range(1, len(ids)) if ids[i] not in waiting)
+        else:
+            moved = sum(1 << i for i in range(1, turn))
+    st[K.ST_MOVED] = moved
+    st[K.ST_NLOG] = len(game.log)
+    st[K.ST_TAKE] = index[pending_take] if pending_take else 0
+    out = game.outcome()
+    if out is not None:
+        code = {v: k for k, v in OUTCOMES.items()}[(out.winner, out.reason)]
+        st[K.ST_OUT] = code
+        st[K.ST_CAPT] = index[out.piece] if out.piece else 0
+    bits = game.possible_bits
+    for s in range(1, K.NS):
+        st[K.ST_BEL + s] = (bits >> s) & 1
+    return st
+
+
+def decode(code: int, rules: Rules) -> Move:
+    """The :class:`Move` of a kernel move code (with its piece prefix in free order)."""
+    piece = code >> 24
+    t1 = (code >> 20) & 15
+    d1 = (code >> 12) & 255
+    t2 = (code >> 8) & 15
+    d2 = code & 255
+    ids = rules.pieces
+    if piece == 0:
+        if t1 == K.T_TAKE:
+            return Move.take(ids[d2], Ticket(d1))
+        if t2 == K.T_NONE:
+            return Move.single(Ticket(t1), d1)
+        return Move.double(Ticket(t1), d1, Ticket(t2), d2)
+    pid = ids[piece] if rules.free_order else None
+    if t1 == K.T_PASS:
+        return Move.pass_(pid)
+    return Move.single(Ticket(t1), d1, pid)
+
+
+def encode(move: Move, piece: str, rules: Rules) -> int:
+    """The kernel code of ``move`` made by ``piece``."""
+    i = rules.pieces.index(move.piece or piece)
+    if move.take_from is not None:
+        return K.encode(0, K.T_TAKE, int(move.ticket), K.T_NONE,  # type: ignore[arg-type]
+                        rules.pieces.index(move.take_from))
+    if move.is_pass:
+        return K.encode(i, K.T_PASS, 0, K.T_NONE, 0)
+    if move.is_double:
+        return K.encode(i, int(move.ticket), move.to, int(move.ticket2), move.to2)  # type: ignore[arg-type]
+    return K.encode(i, int(move.ticket), move.to, K.T_NONE, 0)  # type: ignore[arg-type]
+
+
+def _seed32(seed: int) -> int:
+    """A non-zero 32-bit xorshift seed from any int."""
+    s = (seed * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
+    return s or 0x2545F491
+
+
+# =================================================================================================
+# playouts
+# =================================================================================================
+@dataclass(frozen=True)
+class PlayoutResult:
+    """The end of one playout: its moves (as (piece, Move) in the order played), the winner,
+    the reason (as in :class:`~scotlandyard.Outcome`) and the capturing piece."""
+
+    moves: tuple[tuple[str, Move], ...]
+    winner: str
+    reason: str
+    piece: str | None
+
+
+@dataclass(frozen=True)
+class PlayoutPolicy:
+    """The playout policy: epsilon-greedy MCD for Mr X (``epsilon_mr_x``), epsilon-greedy CAL
+    for the detectives (``epsilon_detectives``; ``cal_target`` ``"actual"`` chases Mr X's
+    station in the simulation, ``"possible"`` a station drawn from the possible locations),
+    and Mr X's move filtering (``move_filter``). Epsilons of 1 give random playouts."""
+
+    epsilon_mr_x: float = 0.1
+    epsilon_detectives: float = 0.2
+    cal_target: str = "actual"
+    move_filter: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("epsilon_mr_x", "epsilon_detectives"):
+            v = getattr(self, name)
+            if not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name} is a probability 0..1, not {v!r}")
+        if self.cal_target not in ("actual", "possible"):
+            raise ValueError(f"cal_target is 'actual' or 'possible', not {self.cal_target!r}")
+
+
+def _params(kern: Kernel, policy: PlayoutPolicy, c: float = 0.5, w: float = 5.0, r: float = 0.1,
+            ph: bool = True, hplay: bool = True, sample: bool = False, nlocs: int = 1
+            ) -> tuple[Any, Any]:
+    pa = [0.0] * K.PA_LEN
+    pa[K.PA_C] = c
+    pa[K.PA_W] = w
+    pa[K.PA_R] = r
+    pa[K.PA_EPSX] = policy.epsilon_mr_x
+    pa[K.PA_EPSD] = policy.epsilon_detectives
+    pf = [0] * K.PF_LEN
+    pf[K.PF_PH] = int(ph)
+    pf[K.PF_HPLAY] = int(hplay)
+    pf[K.PF_FILT] = int(policy.move_filter)
+    pf[K.PF_TARGET] = 0 if policy.cal_target == "actual" else 1
+    pf[K.PF_SAMPLE] = int(sample)
+    pf[K.PF_NLOCS] = nlocs
+    return kern.floats(pa), kern.ints(pf)
+
+
+def _scratch(kern: Kernel) -> Any:
+    sc = [0] * K.SC_LEN
+    for h in range(K.SC_HK, K.SC_HK + K.HMASK + 1):
+        sc[h] = -1
+    return kern.ints(sc)
+
+
+def max_plies(rules: Rules) -> int:
+    """An upper bound on the number of moves of one game (for move buffers)."""
+    return (rules.last_round + 1) * (len(rules.pieces) + rules.detectives + 2) + 16
+
+
+def playout(game: Game, seed: int, *, fast: bool = True,
+            policy: PlayoutPolicy | None = None) -> PlayoutResult:
+    """Play ``game`` (left unchanged) to the end with the playout policy; return every move.
+
+    Research helper: it starts from the game's truth (Mr X's real station). Agents never call
+    it; their searches start from views. The moves are legal for ``Game.push`` from the same
+    position (tests replay them).
+    """
+    policy = policy or PlayoutPolicy()
+    if game.is_over():
+        raise ValueError("the game is over")
+    kern = kernel(fast)
+    rules = game.rules
+    pending = game.view(MR_X).pending_take if game.to_move == MR_X else None
+    st = kern.ints(state_of_game(game, pending))
+    ru = kern.ints(rules_table(rules))
+    bd = kern.ints(board_table(rules.board))
+    pa, pf = _params(kern, policy)
+    rng = kern.ints([_seed32(seed)])
+    moves = kern.ints(max_plies(rules))
+    n = kern.playout(st, ru, bd, pa, pf, rng, kern.ints(K.BUF_LEN), _scratch(kern), moves, 0)
+    out = []
+    for j in range(n):
+        code = int(moves[j])
+        out.append((rules.pieces[code >> 24], decode(code, rules)))
+    winner, reason = OUTCOMES[int(st[K.ST_OUT])]
+    piece = rules.pieces[int(st[K.ST_CAPT])] if st[K.ST_OUT] == K.OUT_CAUGHT else None
+    return PlayoutResult(tuple(out), winner, reason, piece)
+
+
+def playouts_per_run(game: Game, n: int, seed: int, *, fast: bool = True,
+                     policy: PlayoutPolicy | None = None) -> tuple[int, int]:
+    """Run ``n`` playouts from ``game`` inside the kernel (benchmarks): (Mr X wins, plies)."""
+    policy = policy or PlayoutPolicy()
+    kern = kernel(fast)
+    rules = game.rules
+    root = kern.ints(state_of_game(game))
+    ru = kern.ints(rules_table(rules))
+    bd = kern.ints(board_table(rules.board))
+    pa, pf = _params(kern, policy)
+    res = kern.ints(2)
+    kern.playout_many(n, root, kern.ints(K.ST_LEN), ru, bd, pa, pf, kern.ints([_seed32(seed)]),
+                      kern.ints(K.BUF_LEN), _scratch(kern), kern.ints(max_plies(rules)), res)
+    return int(res[0]), int(res[1])
+
+
+def kernel_moves(view: PlayerView, *, move_filter: bool = True, mr_x: int | None = None
+                 ) -> list[Move]:
+    """The moves the kernel generates for the side to move in ``view`` (Mr X's filtered by
+    the paper's move filtering when ``move_filter``). For a detective view give ``mr_x`` (a
+    possible location); it only matters for Mr X's moves."""
+    game = Game.from_view(view, mr_x=mr_x)
+    return game_moves(game, move_filter=move_filter, pending_take=view.pending_take)
+
+
+def game_moves(game: Game, *, move_filter: bool = True, pending_take: str | None = None
+               ) -> list[Move]:
+    """The kernel's moves for the side to move in ``game`` (a game a search built from its own
+    view), Mr X's filtered when ``move_filter``."""
+    st = state_of_game(game, pending_take)
+    buf = [0] * K.BUF_LEN
+    n = K.gen_moves(st, rules_table(game.rules), board_table(game.rules.board),
+                    int(move_filter), buf, [0] * K.SC_LEN)
+    return [decode(c, game.rules) for c in buf[:n]]
+
+
+def filter_legal(view: PlayerView, legal: Sequence[Move], move_filter: bool = True
+                 ) -> list[Move]:
+    """Mr X's ``legal`` moves that pass the move filter (all of them if none does, or if it is
+    not Mr X's view)."""
+    if view.side != "mr_x" or view.to_move != MR_X or not move_filter:
+        return list(legal)
+    allowed = set(kernel_moves(view, move_filter=True))
+    kept = [m for m in legal if m in allowed]
+    return kept or list(legal)

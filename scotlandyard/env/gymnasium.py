@@ -1,0 +1,199 @@
+"""Gymnasium environments to play one side against the package's agents.
+
+>>> import gymnasium, scotlandyard.env
+>>> env = gymnasium.make("scotlandyard/MrX-v0", opponent="random", rules="classic")
+>>> obs, info = env.reset(seed=3)
+>>> obs.shape == env.observation_space.shape and int(info["action_mask"].sum()) > 0
+True
+
+- ``scotlandyard/MrX-v0`` (:class:`MrXEnv`): the learner is Mr X; the detectives' side is
+  ``make_agent(opponent, "detectives")``.
+- ``scotlandyard/Detectives-v0`` (:class:`DetectivesEnv`): the learner moves every hunter,
+  one action per hunter move (the observation's ``selected`` segment says which piece acts);
+  Mr X is ``make_agent(opponent, "mr_x")``.
+
+Observations are the learner's view encoded as in the AEC env; the legal actions are
+``info["action_mask"]`` and ``env.action_masks()`` (the ``MaskablePPO`` convention).
+An action outside the mask raises :class:`~scotlandyard.env.actions.InvalidAction`, unless
+``invalid_action="penalty"``: then the action is refused, the position is unchanged and the
+reward is ``invalid_penalty`` (``info["invalid_action"]`` is ``True``). Gymnasium's
+``check_env`` samples actions without a mask, so it needs the penalty mode.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ..ai import Agent, Budget, make_agent
+from ..move import MR_X
+from ..rules import Rules
+from .actions import N_ACTIONS, InvalidAction
+from .common import (
+    check_reward_options,
+    detectives_potential,
+    mr_x_potential,
+    outcome_info,
+    resolve_rules,
+    terminal_rewards,
+)
+from .encoding import Encoder
+from .match import Match
+from .pettingzoo import render_text
+
+Side = Literal["mr_x", "detectives"]
+
+
+class _SideEnv(gymnasium.Env):
+    """One side against an agent of the package (see the module doc)."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    side: Side = "mr_x"
+
+    def __init__(self, rules: Rules | str | None = None, opponent: str | Agent = "random", *,
+                 opponent_options: dict[str, Any] | None = None, budget: Budget | None = None,
+                 shaping: float = 0.0, loss_reward: float = -1.0,
+                 invalid_action: Literal["raise", "penalty"] = "raise",
+                 invalid_penalty: float = -1.0, render_mode: str | None = None) -> None:
+        """``opponent`` is an agent name of :func:`scotlandyard.ai.make_agent` (``random``,
+        or a level such as ``easy``) or an :class:`~scotlandyard.ai.Agent`; ``budget`` its
+        thinking budget per move."""
+        self.rules = resolve_rules(rules)
+        self.shaping, self.loss_reward = check_reward_options(shaping, loss_reward)
+        if invalid_action not in ("raise", "penalty"):
+            raise ValueError(f"invalid_action is 'raise' or 'penalty', not {invalid_action!r}")
+        self.invalid_action = invalid_action
+        self.invalid_penalty = check_reward_options(invalid_penalty, 0.0)[0]
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        other = "detectives" if self.side == "mr_x" else "mr_x"
+        if isinstance(opponent, str):
+            self.opponent: Agent = make_agent(opponent, other, **(opponent_options or {}))
+        elif hasattr(opponent, "choose"):
+            self.opponent = opponent
+        else:
+            raise TypeError(f"opponent is an agent name or an Agent, not {type(opponent).__name__}")
+        self.budget = budget if budget is not None else Budget()
+        self.match = Match(self.rules)
+        self.encoder = Encoder(self.rules)
+        self.layout = self.encoder.layout
+        low, high = self.layout.bounds()
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self._opp_rng = random.Random(0)
+        self._started = False
+        self._phi = 0.0
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def _mine(self) -> bool:
+        sel = self.match.selected
+        return sel is not None and (sel == MR_X) == (self.side == "mr_x")
+
+    def _potential(self) -> float:
+        g = self.match.game
+        if not self.shaping or g.is_over():
+            return 0.0
+        return mr_x_potential(g) if self.side == "mr_x" else detectives_potential(g)
+
+    def _observe(self) -> np.ndarray:
+        m = self.match
+        sel = m.selected
+        if self.side == "mr_x":
+            return self.encoder.encode(m.game, MR_X, selected=sel, pending=m.pending)
+        viewer = sel if sel is not None and sel != MR_X else self.rules.hunters[0]
+        return self.encoder.encode(m.game, viewer, selected=sel)
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        g = self.match.game
+        info: dict[str, Any] = {"action_mask": self.action_masks(), "round": g.round,
+                                "selected": self.match.selected}
+        if g.is_over():
+            info["outcome"] = outcome_info(g.outcome())
+        info.update(extra)
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now (``np.int8``; all zero once the game is over)."""
+        if not self._started:
+            raise RuntimeError("call reset() first")
+        if not self._mine():
+            return np.zeros(N_ACTIONS, np.int8)
+        return self.match.mask()
+
+    def _play_opponent(self) -> None:
+        g = self.match.game
+        while not g.is_over() and not self._mine():
+            piece = g.to_move
+            view = g.view(piece)  # type: ignore[arg-type]
+            legal = g.legal_moves()
+            move = self.opponent.choose(view, legal, self._opp_rng, self.budget)
+            self.match.push(move)
+
+    # ---- gymnasium API -------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new game (``options={"start": {...}}`` sets the start stations)."""
+        super().reset(seed=seed)
+        start = (options or {}).get("start")
+        self.match.reset(seed=int(self.np_random.integers(2**62)), start=start)
+        self._opp_rng = random.Random(int(self.np_random.integers(2**62)))
+        self._started = True
+        self._play_opponent()
+        self._phi = self._potential()
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action``, then the opponent's moves until the learner acts again
+        or the game ends."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        if self.match.game.is_over():
+            raise RuntimeError("the game is over: call reset()")
+        why = self.match.why_invalid(action)
+        if why is not None:
+            if self.invalid_action == "raise":
+                raise InvalidAction(why)
+            return self._observe(), self.invalid_penalty, False, False, self._info(
+                invalid_action=True)
+        move = self.match.apply(action)
+        if move is not None:
+            self._play_opponent()
+        g = self.match.game
+        reward = 0.0
+        if move is not None and self.shaping:
+            phi = self._potential()
+            reward += self.shaping * (phi - self._phi)
+            self._phi = phi
+        terminated = g.is_over()
+        if terminated:
+            rx, rd = terminal_rewards(g.outcome(), self.loss_reward)  # type: ignore[arg-type]
+            reward += rx if self.side == "mr_x" else rd
+        info = self._info(invalid_action=False) if self.invalid_action == "penalty" else self._info()
+        return self._observe(), reward, terminated, False, info
+
+    def render(self) -> str | None:
+        """The public position as text (``render_mode="ansi"``)."""
+        if self.render_mode != "ansi" or not self._started:
+            return None
+        return render_text(self.match.game.view("spectator"), self.match.selected)
+
+
+class MrXEnv(_SideEnv):
+    """The learner plays Mr X against ``opponent`` detectives (``scotlandyard/MrX-v0``)."""
+
+    side: Side = "mr_x"
+
+
+class DetectivesEnv(_SideEnv):
+    """The learner moves every detective and police piece, one action per hunter move, against
+    an ``opponent`` Mr X (``scotlandyard/Detectives-v0``)."""
+
+    side: Side = "detectives"
+
+
+__all__ = ["DetectivesEnv", "InvalidAction", "MrXEnv"]

@@ -1,0 +1,290 @@
+"""``Match``: one game and the env's turn bookkeeping, shared by the PettingZoo and Gymnasium
+environments.
+
+The engine moves one piece per move; the envs' fixed action space (see
+:mod:`scotlandyard.env.actions`) needs two decisions for two things:
+
+- a double move is a first step (its own action range) then a second step, both by Mr X;
+  the engine's double move is pushed once both are chosen (R-MRX-DOUBLE);
+- in free order (R-ORDER-FREE) the *selected* hunter either moves or defers to the next
+  unmoved hunter in seat order. After every hunter move the lowest unmoved hunter is
+  selected again. Any order of the pieces can be played, and a game cannot loop: a hunter
+  can defer only while an unmoved hunter sits after it.
+
+The action mask is computed here from the board's bitmasks (faster than building every
+``Move``); tests check it equals ``game.legal_moves()`` in every state they visit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..board import iter_bits, london
+from ..game import Game
+from ..move import MR_X, Move, Ticket
+from ..rules import Rules
+from .actions import (
+    DEFER,
+    DOUBLE_FIRST,
+    N_ACTIONS,
+    PASS,
+    REVEAL,
+    SINGLE,
+    STATIONS,
+    TAKE,
+    InvalidAction,
+    describe_action,
+    move_actions,
+    split_step,
+)
+
+_TBU = (0, 1, 2)
+
+
+class Match:
+    """A :class:`~scotlandyard.Game` plus the pending double-move step and, in free order,
+    the selected hunter. ``game`` is the referee's truth: never hand it to an agent."""
+
+    def __init__(self, rules: Rules) -> None:
+        """A match under ``rules``; call :meth:`reset` before use."""
+        self.rules = rules
+        self.board = london(rules.board)
+        self.game: Game = Game.new(rules, seed=0)
+        self.pending: tuple[int, int] | None = None  # Mr X's first step (ticket, station)
+        self.pointer: str | None = None  # free order: the selected hunter
+        self._reveal = frozenset(rules.reveal_slots)
+        self._cache_key: tuple | None = None
+        self._cache: list[int] = []
+        self._takes: dict[int, Move] = {}
+
+    # ---- state ---------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, start: dict[str, int] | None = None) -> None:
+        """Start a new game (start stations drawn with ``seed`` per R-SETUP, or given)."""
+        self.game = Game.new(self.rules, seed=seed, start=start)
+        self.pending = None
+        self._after_push()
+
+    def _after_push(self) -> None:
+        g = self.game
+        self.pending = None
+        if self.rules.free_order and g.side_to_move == "detectives":
+            self.pointer = g.pieces_to_move[0]
+        else:
+            self.pointer = None
+        self._cache_key = None
+
+    @property
+    def selected(self) -> str | None:
+        """The piece that acts now (``None`` once the game is over)."""
+        g = self.game
+        to_move = g.to_move
+        if to_move is None or to_move == MR_X:
+            return to_move
+        return self.pointer if self.pointer is not None else to_move
+
+    def _key(self) -> tuple:
+        return (id(self.game), self.game.ply, self.pending, self.pointer)
+
+    # ---- legal actions -----------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        """The selected piece's legal actions, in increasing order (empty when over)."""
+        key = self._key()
+        if key == self._cache_key:
+            return self._cache
+        self._cache = self._compute()
+        self._cache_key = key
+        return self._cache
+
+    def mask(self) -> np.ndarray:
+        """The selected piece's action mask (``np.int8``, length ``N_ACTIONS``)."""
+        m = np.zeros(N_ACTIONS, dtype=np.int8)
+        acts = self.legal_actions()
+        if acts:
+            m[acts] = 1
+        return m
+
+    def _occupied(self, stations: dict[str, int]) -> int:
+        occ = 0
+        for p, s in stations.items():
+            if p != MR_X:
+                occ |= 1 << s
+        return occ
+
+    def _compute(self) -> list[int]:
+        g = self.game
+        piece = self.selected
+        if piece is None:
+            return []
+        stations = g.stations
+        occ = self._occupied(stations)
+        nb = self.board.neighbours
+        if piece != MR_X:
+            at = stations[piece]
+            tickets = g.tickets(piece)
+            out = []
+            for t in _TBU:
+                c = tickets[t]  # type: ignore[index]
+                if c is None or c > 0:
+                    base = t * STATIONS - 1
+                    for d in nb[t][at]:
+                        if not (occ >> d) & 1:
+                            out.append(base + d)
+            out.sort()
+            if not out:
+                out.append(PASS)
+            if self.pointer is not None and self._next_unmoved() is not None:
+                out.append(DEFER)
+            return out
+        tickets = g.tickets(MR_X)
+        sup = [tickets[t] for t in (0, 1, 2, 3, 4)]  # type: ignore[index]
+        unlimited = sup[0] is None
+        if self.pending is not None:
+            t1, d1 = self.pending
+            after = list(sup)
+            if t1 == 3 or not unlimited:
+                after[t1] -= 1  # type: ignore[operator]
+            return sorted(SINGLE + t * STATIONS + d - 1 for t, d in self._singles(d1, after, occ))
+        if self.rules.extra_reveal:
+            takes = [m for m in g.legal_moves() if m.take_from is not None]
+            if takes:
+                self._takes = {TAKE + int(m.ticket): m for m in takes}  # type: ignore[arg-type]
+                return sorted(self._takes)
+        x = stations[MR_X]
+        singles = self._singles(x, sup, occ)
+        out = [t * STATIONS + d - 1 for t, d in singles]
+        slot = len(g.log) + 1
+        if self.rules.extra_reveal and slot not in self._reveal:
+            out += [REVEAL + a for a in out]
+        if sup[4] and slot + 1 <= self.rules.log_slots:
+            masks = self.board.masks
+            free = ~occ
+            for t1, d1 in singles:
+                after = list(sup)
+                if t1 == 3 or not unlimited:
+                    after[t1] -= 1  # type: ignore[operator]
+                if (after[3] and masks[4][d1] & free) or any(
+                        (unlimited or after[t]) and masks[t][d1] & free for t in _TBU):
+                    out.append(DOUBLE_FIRST + t1 * STATIONS + d1 - 1)
+        out.sort()
+        return out
+
+    def _singles(self, at: int, sup: list, occ: int) -> list[tuple[int, int]]:
+        """Mr X's one-step moves from ``at`` with supply ``sup`` (``None`` = unlimited)."""
+        nb = self.board.neighbours
+        out = []
+        for t in _TBU:
+            c = sup[t]
+            if c is None or c > 0:
+                for d in nb[t][at]:
+                    if not (occ >> d) & 1:
+                        out.append((t, d))
+        if sup[3]:
+            for d in iter_bits(self.board.masks[4][at] & ~occ):
+                out.append((3, d))
+        return out
+
+    def _next_unmoved(self) -> str | None:
+        waiting = self.game.pieces_to_move
+        if self.pointer not in waiting:
+            return None
+        k = waiting.index(self.pointer)
+        return waiting[k + 1] if k + 1 < len(waiting) else None
+
+    # ---- acting ---------------------------------------------------------------------------------
+    def why_invalid(self, action: object) -> str | None:
+        """Why ``action`` is not legal for the selected piece now, or ``None`` if it is."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            return f"an action is an integer 0..{N_ACTIONS - 1}, not {action!r}"
+        a = int(action)
+        if not 0 <= a < N_ACTIONS:
+            return f"action {a} is outside 0..{N_ACTIONS - 1}"
+        piece = self.selected
+        if piece is None:
+            return "the game is over"
+        if a in self._legal_set():
+            return None
+        name = describe_action(a)
+        why = self._engine_reason(a, piece)
+        return f"{name} (action {a}) is not legal for {piece} now" + (f": {why}" if why else "")
+
+    def _legal_set(self) -> frozenset[int]:
+        key = self._key()
+        if getattr(self, "_set_key", None) != key:
+            self._set = frozenset(self.legal_actions())
+            self._set_key = key
+        return self._set
+
+    def _engine_reason(self, a: int, piece: str) -> str | None:
+        g = self.game
+        if a == DEFER:
+            if self.pointer is None:
+                return "defer is only for the hunters in free order (R-ORDER-FREE)"
+            return f"no unmoved hunter sits after {piece} (R-ORDER-FREE)"
+        if a == PASS:
+            return g.why_illegal(Move.pass_(self.pointer)) if piece != MR_X else "R-MOVE-2: Mr X never passes"
+        if TAKE <= a < TAKE + 3:
+            return "R-VAR-EXTRA-REVEAL: no ticket to take now"
+        base, t, s = split_step(a)
+        if self.pending is not None:
+            if base != SINGLE:
+                return "R-MRX-DOUBLE: choose the second step of the double move (a single-range action)"
+            t1, d1 = self.pending
+            return g.why_illegal(Move.double(Ticket(t1), d1, Ticket(t), s))
+        if base == DOUBLE_FIRST:
+            if piece != MR_X:
+                return "R-MRX: only Mr X makes double moves"
+            return "R-MRX-DOUBLE: no legal double move starts with this step"
+        move = Move(Ticket(t), s, reveal=base == REVEAL, piece=self.pointer)
+        return g.why_illegal(move)
+
+    def check(self, action: object) -> int:
+        """``action`` as an int, or :class:`InvalidAction` saying why it is not legal."""
+        why = self.why_invalid(action)
+        if why is not None:
+            raise InvalidAction(why)
+        return int(action)  # type: ignore[call-overload]
+
+    def apply(self, action: object) -> Move | None:
+        """Play ``action`` for the selected piece. Returns the engine move pushed, or ``None``
+        when the action only chose a double move's first step or deferred."""
+        a = self.check(action)
+        g = self.game
+        if a == DEFER:
+            self.pointer = self._next_unmoved()
+            return None
+        if TAKE <= a < TAKE + 3:
+            move = self._takes[a]
+        elif a == PASS:
+            move = Move.pass_(self.pointer)
+        else:
+            base, t, s = split_step(a)
+            if base == DOUBLE_FIRST:
+                self.pending = (t, s)
+                return None
+            if self.pending is not None:
+                t1, d1 = self.pending
+                move = Move.double(Ticket(t1), d1, Ticket(t), s)
+            elif base == REVEAL:
+                move = Move.parse(f"{'TBUK'[t]}{s}!")
+            else:
+                move = Move.single(Ticket(t), s, self.pointer)
+        g.push(move)
+        self._after_push()
+        return move
+
+    def push(self, move: Move) -> None:
+        """Push an engine move (an opponent's, from ``game.legal_moves()``) and resync."""
+        if self.pending is not None:
+            raise InvalidAction("R-MRX-DOUBLE: Mr X is in the middle of a double move")
+        self.game.push(move)
+        self._after_push()
+
+    def action_toward(self, move: Move) -> int:
+        """The next action that plays the engine move ``move`` (legal in ``game``): ``defer``
+        until its piece is selected, then its step(s) (see :func:`move_actions`)."""
+        if self.pointer is not None and move.piece is not None and move.piece != self.pointer:
+            return DEFER
+        acts = move_actions(move)
+        if self.pending is not None:
+            return acts[1]
+        return acts[0]

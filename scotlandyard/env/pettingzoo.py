@@ -1,0 +1,208 @@
+"""A PettingZoo AEC environment: every piece is an agent, each sees its own view only.
+
+>>> from scotlandyard.env import aec_env
+>>> env = aec_env(rules="classic")
+>>> env.reset(seed=1)
+>>> env.agent_selection
+'mr_x'
+>>> obs, reward, terminated, truncated, info = env.last()
+>>> int(obs["action_mask"].sum()) > 0
+True
+
+Agents are ``mr_x``, ``detective_1``.. and, where the rules have them, ``police_1``.. . The
+observation of an agent is ``{"observation": float32 vector, "action_mask": int8 vector}``;
+the vector encodes that agent's view (see ``docs/env.md``), the mask is the legal actions of
+the agent selected to act (all zero for the others). Actions are described in
+:mod:`scotlandyard.env.actions`. An action outside the mask raises
+:class:`~scotlandyard.env.actions.InvalidAction`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ..move import Move
+from ..rules import Rules
+from ..view import PlayerView
+from .actions import N_ACTIONS, describe_action
+from .common import (
+    agent_name,
+    check_reward_options,
+    detectives_potential,
+    mr_x_potential,
+    outcome_info,
+    piece_of,
+    resolve_rules,
+    terminal_rewards,
+)
+from .encoding import Encoder, ObservationLayout
+from .match import Match
+
+
+class ScotlandYardAEC(AECEnv):
+    """Scotland Yard as a PettingZoo AEC environment (see the module doc and ``docs/env.md``).
+
+    Rewards: at the end, +1 to every agent of the winning side and ``loss_reward`` (default
+    -1) to the others. With ``shaping=w > 0`` each engine move also pays potential-based
+    shaping: Mr X gets ``w * (phi_x' - phi_x)`` (distance to the nearest hunter, his own
+    truth), the hunters ``w * (phi_d' - phi_d)`` (how few possible locations remain, public);
+    phi is 0 at the end of the game.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "scotlandyard_v0",
+                "is_parallelizable": False}
+
+    def __init__(self, rules: Rules | str | None = None, *, shaping: float = 0.0,
+                 loss_reward: float = -1.0, render_mode: str | None = None) -> None:
+        """An environment for ``rules`` (a ``Rules`` value or a preset name)."""
+        super().__init__()
+        self.rules = resolve_rules(rules)
+        self.shaping, self.loss_reward = check_reward_options(shaping, loss_reward)
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode is one of {self.metadata['render_modes']}, not {render_mode!r}")
+        self.render_mode = render_mode
+        self.match = Match(self.rules)
+        self.encoder = Encoder(self.rules)
+        self.layout: ObservationLayout = self.encoder.layout
+        self.possible_agents = [agent_name(p) for p in self.rules.pieces]
+        self._piece = {a: piece_of(a) for a in self.possible_agents}
+        self._agent = {p: a for a, p in self._piece.items()}
+        low, high = self.layout.bounds()
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+            }) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self._started = False
+        self.agents = []
+
+    # ---- spaces --------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent`` (the same object every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(N_ACTIONS)`` for every agent (the same object every call)."""
+        return self.action_spaces[agent]
+
+    # ---- episode ---------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. ``seed`` makes the start stations and everything after
+        reproducible; ``options={"start": {"X": 132, "D1": 13, ...}}`` sets them."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        start = (options or {}).get("start")
+        self.match.reset(seed=int(self._rng.integers(2**62)), start=start)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._phi = self._potentials()
+        self._started = True
+        self.agent_selection = self._agent[self.match.selected]  # type: ignore[index]
+
+    def _potentials(self) -> tuple[float, float]:
+        g = self.match.game
+        if not self.shaping or g.is_over():
+            return 0.0, 0.0
+        return mr_x_potential(g), detectives_potential(g)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation: its view's facts, and the action mask if it is to act."""
+        piece = self._piece[agent]
+        m = self.match
+        selected = m.selected
+        obs = self.encoder.encode(m.game, piece, selected=selected,
+                                  pending=m.pending if piece == "X" else None)
+        if piece == selected:
+            mask = m.mask()
+        else:
+            mask = np.zeros(N_ACTIONS, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection`` (``None`` for an agent whose game is over)."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        move = self.match.apply(action)
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        g = self.match.game
+        if move is not None and self.shaping:
+            phi = self._potentials()
+            dx, dd = phi[0] - self._phi[0], phi[1] - self._phi[1]
+            self._phi = phi
+            for a in self.agents:
+                self.rewards[a] = self.shaping * (dx if a == "mr_x" else dd)
+        outcome = g.outcome()
+        if outcome is not None:
+            rx, rd = terminal_rewards(outcome, self.loss_reward)
+            info = outcome_info(outcome)
+            for a in self.agents:
+                self.rewards[a] += rx if a == "mr_x" else rd
+                self.terminations[a] = True
+                self.infos[a] = dict(info)
+        else:
+            self.agent_selection = self._agent[self.match.selected]  # type: ignore[index]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # ---- helpers for people and package agents ------------------------------------------------
+    def view(self, agent: str) -> PlayerView:
+        """``agent``'s :class:`~scotlandyard.PlayerView` (for the package's agents)."""
+        return self.match.game.view(self._piece[agent])
+
+    def action_toward(self, move: Move) -> int:
+        """The next action that plays the engine move ``move`` (from ``view.legal_moves``):
+        ``defer`` until its piece is selected, then its first or second step."""
+        return self.match.action_toward(move)
+
+    @staticmethod
+    def describe_action(action: int) -> str:
+        """A readable name of an action (``T92``, ``double B58+...``, ``pass``, ...)."""
+        return describe_action(action)
+
+    def render(self) -> str | None:
+        """A text picture of the public position (the spectator's view)."""
+        if self.render_mode is None:
+            return None
+        text = render_text(self.match.game.view("spectator"), self.match.selected)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def render_text(view: PlayerView, selected: str | None) -> str:
+    """A few lines describing the public position of ``view``."""
+    lines = [f"round {view.round}, " + (f"{selected} to act" if selected else
+                                         (view.outcome.describe() if view.outcome else ""))]
+    lines.append("  " + "  ".join(f"{p}@{s}" for p, s in view.stations.items()))
+    lines.append("  log: " + " ".join(view.public_log()))
+    lines.append(f"  Mr X may be on {len(view.possible)} stations")
+    return "\n".join(lines)
+
+
+def aec_env(rules: Rules | str | None = None, *, shaping: float = 0.0, loss_reward: float = -1.0,
+            render_mode: str | None = None) -> ScotlandYardAEC:
+    """A new :class:`ScotlandYardAEC` (``rules``: a ``Rules`` value or a preset name)."""
+    return ScotlandYardAEC(rules, shaping=shaping, loss_reward=loss_reward, render_mode=render_mode)

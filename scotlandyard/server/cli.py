@@ -1,0 +1,60 @@
+"""The ``serve`` command: run the web server with uvicorn.
+
+The lead registers it in the main CLI as ``app.command("serve")(serve)``;
+``python -m scotlandyard.server`` runs it on its own.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging configuration with tokens redacted from every logged URL."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    cfg = copy.deepcopy(LOGGING_CONFIG)
+    cfg.setdefault("filters", {})["redact_tokens"] = {
+        "()": "scotlandyard.server.app.RedactTokens"}
+    for handler in cfg["handlers"].values():
+        handler.setdefault("filters", []).append("redact_tokens")
+    cfg["loggers"]["scotlandyard"] = {"handlers": ["default"], "level": "INFO",
+                                      "propagate": False}
+    return cfg
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on (127.0.0.1: this machine "
+                                           "only; 0.0.0.0: every interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8000,
+    db: Annotated[Path, typer.Option(help="SQLite database of the games (created if missing).",
+                                     dir_okay=False)] = Path("scotlandyard.sqlite3"),
+    ai_delay: Annotated[float, typer.Option(help="Seconds an AI seat waits before each move, "
+                                                 "so people can follow.", min=0.0)] = 0.6,
+) -> None:
+    """Run the web app and game server (lobby, games, WebSocket protocol for bots).
+
+    Games are kept in DB; a restarted server continues every game where it was.
+    """
+    import uvicorn
+
+    from .app import create_app
+    from .protocol import MAX_FRAME_BYTES
+
+    app = create_app(db, ai_delay=ai_delay)
+    typer.echo(f"scotlandyard: http://{host}:{port}/  (database {db})")
+    uvicorn.run(
+        app, host=host, port=port, ws="websockets-sansio", log_config=log_config(),
+        # frames over MAX_FRAME_BYTES get a "too_large" error; far larger ones close the socket
+        ws_max_size=16 * MAX_FRAME_BYTES, ws_per_message_deflate=False,
+        proxy_headers=False, server_header=False,
+    )
+
+
+def main() -> None:
+    """Entry point of ``python -m scotlandyard.server``."""
+    typer.run(serve)

@@ -1,0 +1,236 @@
+"""The web protocol's message schemas (pydantic), as written in ``docs/protocol.md``.
+
+Client messages are parsed with :func:`parse_client_message`, which sorts every bad frame
+into one of the protocol's error codes; server messages are built with the ``*_message``
+helpers so that every frame has the documented shape.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+MAX_FRAME_BYTES = 4096
+"""The largest client frame the server reads (larger: ``too_large``)."""
+
+ErrorCode = Literal[
+    "bad_json", "bad_message", "unknown_type", "illegal_move", "not_your_turn", "not_allowed",
+    "bad_token", "too_large", "game_over", "rate_limited",
+]
+Role = Literal["mr_x", "detectives", "spectator", "hotseat"]
+ClientId = Annotated[str, Field(max_length=64)] | int | None
+Piece = Annotated[str, Field(pattern=r"^(X|D[1-5]|P[1-4])$")]
+AgentName = Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# ---- client -> server -------------------------------------------------------------------------
+class MoveMessage(_Strict):
+    """``{"type": "move", "move": "T92", "id": "c1"}``: make a move (notation)."""
+
+    type: Literal["move"]
+    move: Annotated[str, Field(min_length=1, max_length=64)]
+    id: ClientId = None
+
+
+class PingMessage(_Strict):
+    """``{"type": "ping", "id": ..}``: answered by ``pong``."""
+
+    type: Literal["ping"]
+    id: ClientId = None
+
+
+class SyncMessage(_Strict):
+    """``{"type": "sync"}``: answered by a fresh ``state``."""
+
+    type: Literal["sync"]
+    id: ClientId = None
+
+
+class TakeoverMessage(_Strict):
+    """``{"type": "takeover", "piece": "D2", "agent": "easy"}``: an AI plays a human seat."""
+
+    type: Literal["takeover"]
+    piece: Piece
+    agent: AgentName
+    id: ClientId = None
+
+
+class ReclaimMessage(_Strict):
+    """``{"type": "reclaim", "piece": "D2"}``: a human takes an AI seat back."""
+
+    type: Literal["reclaim"]
+    piece: Piece
+    id: ClientId = None
+
+
+ClientMessage = Annotated[
+    MoveMessage | PingMessage | SyncMessage | TakeoverMessage | ReclaimMessage,
+    Field(discriminator="type"),
+]
+CLIENT_TYPES = frozenset({"move", "ping", "sync", "takeover", "reclaim"})
+_CLIENT = TypeAdapter(ClientMessage)
+
+
+class ProtocolError(Exception):
+    """A client frame the server refuses: ``code`` is one of the protocol's error codes."""
+
+    def __init__(self, code: ErrorCode, message: str, client_id: Any = None) -> None:
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.message = message
+        self.client_id = client_id
+
+
+def _client_id(data: dict[str, Any]) -> str | int | None:
+    """The frame's ``id`` if it is a usable one (so errors can echo it), else ``None``."""
+    cid = data.get("id")
+    if isinstance(cid, bool):
+        return None
+    if isinstance(cid, int) or (isinstance(cid, str) and len(cid) <= 64):
+        return cid
+    return None
+
+
+def parse_client_message(frame: str | bytes | None) -> BaseModel:
+    """Validate one client frame; raise :class:`ProtocolError` with the right code if bad."""
+    if frame is None or isinstance(frame, bytes):
+        if isinstance(frame, bytes) and len(frame) > MAX_FRAME_BYTES:
+            raise ProtocolError("too_large", f"frame of {len(frame)} bytes; at most "
+                                             f"{MAX_FRAME_BYTES} are read")
+        raise ProtocolError("bad_message", "send JSON text frames, not binary ones")
+    size = len(frame.encode("utf-8", "surrogatepass"))
+    if size > MAX_FRAME_BYTES:
+        raise ProtocolError("too_large", f"frame of {size} bytes; at most {MAX_FRAME_BYTES} are read")
+    try:
+        data = json.loads(frame)
+    except (ValueError, RecursionError):
+        raise ProtocolError("bad_json", "the frame is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", "a message is a JSON object with a \"type\"")
+    cid = _client_id(data)
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "a message needs a \"type\" string", cid)
+    if kind not in CLIENT_TYPES:
+        shown = kind if len(kind) <= 30 else kind[:30] + "..."
+        raise ProtocolError("unknown_type", f"unknown message type {shown!r} (known: "
+                                            f"{', '.join(sorted(CLIENT_TYPES))})", cid)
+    try:
+        return _CLIENT.validate_python(data)
+    except ValidationError as exc:
+        raise ProtocolError("bad_message", f"bad {kind!r} message: {_explain(exc)}", cid) from None
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(x) for x in err["loc"][1:]) or "message"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+# ---- server -> client -------------------------------------------------------------------------
+class SeatInfo(BaseModel):
+    """One seat as every client sees it."""
+
+    kind: Literal["human", "ai"]
+    agent: str | None
+    connected: bool
+    note: str | None = None
+
+
+class Commitment(BaseModel):
+    """The published hash of one log slot."""
+
+    slot: int
+    hash: str
+
+
+class Opening(BaseModel):
+    """One log slot opened at the end: its station and salt."""
+
+    slot: int
+    station: int
+    salt: str
+
+
+class WelcomeMessage(BaseModel):
+    """The first frame on a connection."""
+
+    type: Literal["welcome"] = "welcome"
+    game_id: str
+    pieces: list[str]
+    role: Role
+    token_name: str
+
+
+class StateMessage(BaseModel):
+    """The connection's view of the game, the seats, and the commitments."""
+
+    type: Literal["state"] = "state"
+    view: dict[str, Any]
+    seats: dict[str, SeatInfo]
+    commitments: list[Commitment]
+    openings: list[Opening] | None
+    version: int
+
+
+class AckMessage(BaseModel):
+    """A move was accepted and committed."""
+
+    type: Literal["ack"] = "ack"
+    id: str | int | None
+    version: int
+
+
+class PongMessage(BaseModel):
+    """The answer to ``ping``."""
+
+    type: Literal["pong"] = "pong"
+    id: str | int | None = None
+
+
+class ErrorMessage(BaseModel):
+    """A refused frame; never changes the game."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+    id: str | int | None = None
+
+
+def error_frame(code: ErrorCode, message: str, client_id: Any = None) -> str:
+    """An ``error`` frame as JSON text."""
+    return ErrorMessage(code=code, message=message, id=client_id).model_dump_json()
+
+
+# ---- REST bodies ------------------------------------------------------------------------------
+PresetName = Literal["classic", "new_edition", "classic_2p", "new_edition_2p"]
+
+
+class SeatRequest(BaseModel):
+    """One seat of ``POST /api/games``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["human", "ai"] = "human"
+    agent: AgentName | None = None
+
+
+class CreateGame(BaseModel):
+    """The body of ``POST /api/games``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    preset: PresetName = "classic"
+    detectives: Annotated[int, Field(ge=1, le=5, strict=True)] | None = None
+    extra_reveal: bool = False
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1, strict=True)] | None = None
+    hotseat: bool = False
+    seats: dict[str, SeatRequest] = Field(default_factory=dict)

@@ -1,0 +1,663 @@
+"""Live games: one :class:`Room` per game (the core ``Game``, its seats, connections and AI
+seats), and the :class:`GameServer` that creates, stores and reloads them.
+
+The server runs no game logic of its own: moves are checked and made by the core, and every
+connection is sent ``game.view(...)`` for its seat, nothing else. Everything here runs on the
+event loop's thread; only AI thinking runs in worker threads, on a frozen view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..ai import Agent, Budget, agent_names, make_agent
+from ..game import Game, IllegalMove
+from ..move import MR_X, Move, NotationError
+from ..rules import Rules, RulesError
+from .protocol import (
+    CreateGame,
+    MoveMessage,
+    PingMessage,
+    ProtocolError,
+    ReclaimMessage,
+    SyncMessage,
+    TakeoverMessage,
+)
+from .store import Store, StoredCommitment, StoredGame, StoredSeat, StoreError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+log = logging.getLogger("scotlandyard.server")
+
+LEVELS = ("random", "easy", "medium", "hard", "max")
+"""The AI levels a seat may ask for, weakest first (``docs/protocol.md``)."""
+DEFAULT_AGENT = "medium"
+X_ABSENT_SECONDS = 60.0
+"""After this long without a connection for Mr X's seat, any player may let an AI take it."""
+MAX_QUEUED_FRAMES = 512
+"""A connection that falls this far behind is closed (a stalled client must not hold memory)."""
+
+Role = Literal["mr_x", "detectives", "spectator", "hotseat"]
+
+
+def _json(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def token_hash(token: str) -> str:
+    """The stored form of a token: its SHA-256, hex."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def commitment_hash(game_id: str, slot: int, station: int, salt: str) -> str:
+    """``sha256(f"{game_id}:{slot}:{station}:{salt}")`` as hex (``docs/protocol.md``)."""
+    return hashlib.sha256(f"{game_id}:{slot}:{station}:{salt}".encode()).hexdigest()
+
+
+def token_scope(name: str, pieces: tuple[str, ...]) -> tuple[Role, tuple[str, ...]]:
+    """The role and owned pieces of the token called ``name`` in a game with ``pieces``."""
+    if name == MR_X:
+        return "mr_x", (MR_X,)
+    if name == "detectives":
+        return "detectives", pieces[1:]
+    if name == "spectator":
+        return "spectator", ()
+    if name == "all":
+        return "hotseat", pieces
+    if name in pieces:
+        return "detectives", (name,)
+    raise StoreError(f"unknown token name {name!r}")
+
+
+def resolve_agent(name: str) -> tuple[str, str | None]:
+    """The agent that plays for the requested ``name`` and a note if it is a stand-in.
+
+    Levels that are not registered on this server fall back to ``random`` (with a note);
+    any other unknown name raises ``ValueError``.
+    """
+    known = agent_names()
+    if name in known:
+        return name, None
+    if name in LEVELS:
+        return "random", f"{name} is not available on this server; random plays instead"
+    raise ValueError(f"unknown agent {name!r} (levels: {', '.join(LEVELS)}; agents on this "
+                     f"server: {', '.join(known)})")
+
+
+def _side(piece: str) -> str:
+    return "mr_x" if piece == MR_X else "detectives"
+
+
+class SetupError(ValueError):
+    """A game request that cannot be served (the REST layer answers 422)."""
+
+
+@dataclass
+class Seat:
+    """One seat: who plays the piece, and the AI that plays it if any."""
+
+    piece: str
+    kind: Literal["human", "ai"]
+    agent: str | None = None
+    note: str | None = None
+    ai: Agent | None = None
+    fallback_note: str | None = None
+    rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
+
+    def build_agent(self) -> None:
+        """Make the AI for an ``ai`` seat (levels that are missing fall back to random)."""
+        if self.kind != "ai":
+            self.ai = None
+            self.fallback_note = None
+            return
+        name, note = resolve_agent(self.agent or DEFAULT_AGENT)
+        try:
+            self.ai = make_agent(name, _side(self.piece))
+        except Exception as exc:  # an agent that refuses this side: play random instead
+            self.ai = make_agent("random", _side(self.piece))
+            note = f"{name} cannot play {self.piece} ({exc}); random plays instead"
+        self.fallback_note = note
+
+    def info(self, connected: bool) -> dict[str, Any]:
+        """The seat as clients see it."""
+        return {"kind": self.kind, "agent": self.agent if self.kind == "ai" else None,
+                "connected": connected, "note": self.fallback_note or self.note}
+
+    def stored(self) -> StoredSeat:
+        """The seat's database row."""
+        return StoredSeat(self.piece, self.kind, self.agent, self.note)
+
+
+class RateLimit:
+    """A token bucket: ``rate`` messages a second on average, bursts of ``burst``."""
+
+    def __init__(self, rate: float = 20.0, burst: float = 40.0) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.level = burst
+        self.last = time.monotonic()
+        self.refused = 0
+
+    def allow(self) -> bool:
+        """Take one message from the bucket; False if it is empty."""
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self.last) * self.rate)
+        self.last = now
+        if self.level >= 1.0:
+            self.level -= 1.0
+            self.refused = 0
+            return True
+        self.refused += 1
+        return False
+
+
+class Connection:
+    """One WebSocket of one token. Frames go through a queue so a slow client never stalls
+    the game for the others."""
+
+    def __init__(self, send_text: Callable[[str], Any], close: Callable[[int], Any],
+                 token_name: str, role: Role, pieces: tuple[str, ...]) -> None:
+        """Wrap a socket's ``send_text``/``close`` coroutines for a token's seat."""
+        self._send_text = send_text
+        self._close = close
+        self.token_name = token_name
+        self.role: Role = role
+        self.pieces = pieces
+        self.limit = RateLimit()
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._task = asyncio.create_task(self._sender())
+        self.closed = False
+
+    async def _sender(self) -> None:
+        try:
+            while True:
+                text = await self._queue.get()
+                if text is None:
+                    return
+                await self._send_text(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the socket went away; the receive loop will notice
+            self.closed = True
+
+    def send(self, text: str) -> None:
+        """Queue one frame."""
+        if self.closed:
+            return
+        if self._queue.qsize() >= MAX_QUEUED_FRAMES:
+            self.closed = True
+            asyncio.create_task(self._close(1013))
+            return
+        self._queue.put_nowait(text)
+
+    async def drain(self) -> None:
+        """Send what is queued, then stop the sender."""
+        self._queue.put_nowait(None)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), 5)
+        except (TimeoutError, asyncio.CancelledError):
+            self._task.cancel()
+
+    def stop(self) -> None:
+        """Stop the sender at once (the socket is gone)."""
+        self.closed = True
+        self._task.cancel()
+
+
+class Room:
+    """One live game."""
+
+    def __init__(self, server: GameServer, game_id: str, game: Game, preset: str,
+                 seats: dict[str, Seat], hotseat: bool,
+                 commitments: list[StoredCommitment]) -> None:
+        """A room for ``game`` (already replayed to its current position)."""
+        self.server = server
+        self.id = game_id
+        self.game = game
+        self.preset = preset
+        self.seats = seats
+        self.hotseat = hotseat
+        self.commitments = commitments
+        self.connections: set[Connection] = set()
+        now = time.monotonic()
+        self._absent_since: dict[str, float] = {p: now for p in game.pieces}
+        self._ai_task: asyncio.Task[None] | None = None
+        self.closed = False
+
+    # ---- what each connection sees ---------------------------------------------------------------
+    def connected(self, piece: str) -> bool:
+        """Whether a connection owning ``piece`` is open."""
+        return any(piece in c.pieces for c in self.connections)
+
+    def seat_infos(self) -> dict[str, dict[str, Any]]:
+        """Every seat as clients see it."""
+        owned = set()
+        for c in self.connections:
+            owned.update(c.pieces)
+        return {p: s.info(p in owned) for p, s in self.seats.items()}
+
+    def view_key(self, role: Role, pieces: tuple[str, ...]) -> str:
+        """Whose view a token with this role and these pieces gets (``docs/protocol.md``)."""
+        if role == "mr_x":
+            return MR_X
+        if role == "spectator" or not pieces:
+            return "spectator"
+        if role == "hotseat":
+            hunters = self.game.pieces[1:]
+            humans = {p for p, s in self.seats.items() if s.kind == "human"}
+            if MR_X in humans and (self.game.to_move == MR_X or not humans.intersection(hunters)):
+                return MR_X
+            return hunters[0]
+        return pieces[0]
+
+    def openings(self) -> list[dict[str, Any]] | None:
+        """Every slot's station and salt once the game is over, else ``None``."""
+        if not self.game.is_over():
+            return None
+        return [{"slot": c.slot, "station": c.station, "salt": c.salt} for c in self.commitments]
+
+    def state(self, key: str, seats: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The ``state`` message for the view ``key``."""
+        return {
+            "type": "state",
+            "view": self.game.view(key).to_dict(),
+            "seats": seats if seats is not None else self.seat_infos(),
+            "commitments": [{"slot": c.slot, "hash": c.hash} for c in self.commitments],
+            "openings": self.openings(),
+            "version": self.game.ply,
+        }
+
+    def broadcast_state(self, only: Connection | None = None) -> None:
+        """Send every connection (or ``only``) its fresh state; each view is built once."""
+        seats = self.seat_infos()
+        cache: dict[str, str] = {}
+        for conn in [only] if only is not None else list(self.connections):
+            key = self.view_key(conn.role, conn.pieces)
+            text = cache.get(key)
+            if text is None:
+                text = cache[key] = _json(self.state(key, seats))
+            conn.send(text)
+
+    # ---- connections -----------------------------------------------------------------------------
+    def join(self, conn: Connection) -> None:
+        """A connection opened: welcome it and send it (and others, if a seat came online) state."""
+        before = {p for p in self.game.pieces if self.connected(p)}
+        self.connections.add(conn)
+        conn.send(_json({"type": "welcome", "game_id": self.id, "pieces": list(conn.pieces),
+                         "role": conn.role, "token_name": conn.token_name}))
+        if set(conn.pieces) - before:
+            self.broadcast_state()
+        else:
+            self.broadcast_state(only=conn)
+
+    def leave(self, conn: Connection) -> None:
+        """A connection closed."""
+        if conn not in self.connections:
+            return
+        self.connections.discard(conn)
+        conn.stop()
+        now = time.monotonic()
+        gone = [p for p in conn.pieces if not self.connected(p)]
+        for p in gone:
+            self._absent_since[p] = now
+        if gone and self.connections:
+            self.broadcast_state()
+        if not self.connections and self.game.is_over():
+            self.server.evict(self)
+
+    def absent_for(self, piece: str) -> float:
+        """Seconds since the last connection owning ``piece`` closed (0 while one is open)."""
+        if self.connected(piece):
+            return 0.0
+        return time.monotonic() - self._absent_since[piece]
+
+    # ---- client messages -------------------------------------------------------------------------
+    def handle(self, conn: Connection, msg: BaseModel) -> None:
+        """Act on one validated client message; raise :class:`ProtocolError` to refuse it."""
+        if isinstance(msg, MoveMessage):
+            self._human_move(conn, msg)
+        elif isinstance(msg, PingMessage):
+            conn.send(_json({"type": "pong", "id": msg.id}))
+        elif isinstance(msg, SyncMessage):
+            self.broadcast_state(only=conn)
+        elif isinstance(msg, TakeoverMessage):
+            self._takeover(conn, msg)
+        elif isinstance(msg, ReclaimMessage):
+            self._reclaim(conn, msg)
+        else:  # pragma: no cover - the schema admits no other type
+            raise ProtocolError("unknown_type", "unknown message")
+
+    def _human_move(self, conn: Connection, msg: MoveMessage) -> None:
+        game = self.game
+        cid = msg.id
+        if game.is_over():
+            raise ProtocolError("game_over", f"the game is over: {game.outcome().describe()}", cid)  # type: ignore[union-attr]
+        try:
+            move = Move.parse(msg.move)
+        except NotationError as exc:
+            raise ProtocolError("illegal_move", str(exc), cid) from None
+        piece = move.piece or game.to_move
+        if conn.role == "spectator":
+            raise ProtocolError("not_your_turn", "spectators do not move", cid)
+        if piece not in conn.pieces:
+            raise ProtocolError("not_your_turn", f"this token does not play {piece} "
+                                                 f"(it plays {', '.join(conn.pieces)})", cid)
+        if piece not in game.pieces_to_move:
+            who = "Mr X" if game.to_move == MR_X else ", ".join(game.pieces_to_move)
+            raise ProtocolError("not_your_turn", f"{piece} is not to move; {who} to move", cid)
+        seat = self.seats[piece]
+        if seat.kind != "human":
+            raise ProtocolError("not_your_turn", f"{piece} is played by the AI ({seat.agent}); "
+                                                 "reclaim the seat to play it", cid)
+        why = game.why_illegal(move)
+        if why is not None:
+            raise ProtocolError("illegal_move", why, cid)
+        self.apply(move)
+        conn.send(_json({"type": "ack", "id": cid, "version": game.ply}))
+        self.after_move()
+
+    def apply(self, move: Move) -> None:
+        """Make a legal move and commit it (and its commitments) to the database. The game is
+        unchanged if the database refuses."""
+        game = self.game
+        before = len(game.log)
+        game.push(move)
+        piece, made = game.moves[-1]
+        new = []
+        for entry in game.log[before:]:
+            salt = secrets.token_hex(16)
+            new.append(StoredCommitment(entry.slot, entry.station, salt,
+                                        commitment_hash(self.id, entry.slot, entry.station, salt)))
+        out = game.outcome()
+        outcome = None if out is None else {"winner": out.winner, "reason": out.reason,
+                                            "round": out.round, "piece": out.piece}
+        try:
+            self.server.store.add_move(self.id, game.ply, piece, made.notation(), new, outcome)
+        except Exception:
+            game.pop()
+            raise
+        self.commitments.extend(new)
+
+    def after_move(self) -> None:
+        """Tell everyone, and let an AI seat move if it is its turn."""
+        self.broadcast_state()
+        self.kick_ai()
+
+    def _takeover(self, conn: Connection, msg: TakeoverMessage) -> None:
+        piece, cid = msg.piece, msg.id
+        seat = self.seats.get(piece)
+        if seat is None:
+            raise ProtocolError("not_allowed", f"there is no {piece} in this game", cid)
+        if seat.kind == "ai":
+            raise ProtocolError("not_allowed", f"{piece} is already played by the AI", cid)
+        if self.game.is_over():
+            raise ProtocolError("game_over", "the game is over", cid)
+        if conn.role == "spectator":
+            raise ProtocolError("not_allowed", "spectators cannot change seats", cid)
+        if piece not in conn.pieces:
+            if piece == MR_X:
+                if self.absent_for(MR_X) <= X_ABSENT_SECONDS:
+                    raise ProtocolError("not_allowed", "Mr X's seat can be given to the AI by "
+                                        f"Mr X, or after his player has been away for "
+                                        f"{X_ABSENT_SECONDS:.0f} s", cid)
+            elif conn.role == "mr_x":
+                raise ProtocolError("not_allowed", "Mr X cannot give a detective's seat to the AI",
+                                    cid)
+            elif self.connected(piece):
+                raise ProtocolError("not_allowed", f"{piece}'s player is connected", cid)
+        try:
+            resolve_agent(msg.agent)
+        except ValueError as exc:
+            raise ProtocolError("bad_message", str(exc), cid) from None
+        new = Seat(piece, "ai", msg.agent, "taken over by the AI")
+        new.build_agent()
+        self.server.store.set_seat(self.id, new.stored())
+        self.seats[piece] = new
+        self.broadcast_state()
+        self.kick_ai()
+
+    def _reclaim(self, conn: Connection, msg: ReclaimMessage) -> None:
+        piece, cid = msg.piece, msg.id
+        seat = self.seats.get(piece)
+        if seat is None:
+            raise ProtocolError("not_allowed", f"there is no {piece} in this game", cid)
+        if piece not in conn.pieces:
+            raise ProtocolError("not_allowed", f"this token does not own {piece}", cid)
+        if seat.kind != "ai":
+            raise ProtocolError("not_allowed", f"{piece} is already played by a human", cid)
+        new = Seat(piece, "human")
+        self.server.store.set_seat(self.id, new.stored())
+        self.seats[piece] = new  # an AI move being computed for the old seat is dropped
+        self.broadcast_state()
+
+    # ---- AI seats --------------------------------------------------------------------------------
+    def _ai_group(self) -> list[str]:
+        """The AI-played pieces that may move now and share the first one's agent."""
+        if self.game.is_over() or self.closed:
+            return []
+        group: list[str] = []
+        for p in self.game.pieces_to_move:
+            s = self.seats[p]
+            if s.kind == "ai" and (not group or s.agent == self.seats[group[0]].agent):
+                group.append(p)
+        return group
+
+    def kick_ai(self) -> None:
+        """Start the AI task if an AI seat is to move and none is thinking."""
+        if self._ai_task is not None and not self._ai_task.done():
+            return
+        if self._ai_group():
+            self._ai_task = asyncio.create_task(self._ai_loop())
+
+    async def _ai_loop(self) -> None:
+        delay = self.server.ai_delay
+        while True:
+            if not self._ai_group():
+                return
+            await asyncio.sleep(delay)
+            group = self._ai_group()
+            if not group:
+                return
+            game = self.game
+            version = game.ply
+            seat = self.seats[group[0]]
+            view = game.view(group[0])  # the AI sees its seat's view, never the game
+            legal = [m for m in game.legal_moves()
+                     if (m.piece or game.to_move) in group]
+            try:
+                move = await asyncio.to_thread(seat.ai.choose, view, legal, seat.rng, Budget())  # type: ignore[union-attr]
+            except Exception as exc:
+                log.error("game %s: agent %s failed (%s); a random move is played instead",
+                          self.id, seat.agent, type(exc).__name__)
+                move = legal[seat.rng.randrange(len(legal))]
+            if self.closed or game.ply != version or self.seats.get(group[0]) is not seat:
+                continue  # the game moved on (a human moved, a seat changed): think again
+            if move not in legal:
+                log.error("game %s: agent %s chose a move that is not legal; a random move is "
+                          "played instead", self.id, seat.agent)
+                move = legal[seat.rng.randrange(len(legal))]
+            try:
+                self.apply(move)
+            except IllegalMove:  # pragma: no cover - legal was just computed from the game
+                continue
+            self.after_move()
+
+    def close(self) -> None:
+        """Stop the AI (server shutdown or eviction)."""
+        self.closed = True
+        if self._ai_task is not None:
+            self._ai_task.cancel()
+
+
+class GameServer:
+    """All games of one server: creation, lookup by token, lazy loading, AI scheduling."""
+
+    def __init__(self, store: Store, ai_delay: float = 0.6) -> None:
+        """Serve the games in ``store``; AI seats wait ``ai_delay`` seconds before moving."""
+        self.store = store
+        self.ai_delay = max(0.0, float(ai_delay))
+        self.rooms: dict[str, Room] = {}
+
+    # ---- start-up ---------------------------------------------------------------------------
+    def resume(self) -> int:
+        """Load every game still being played (AI seats resume thinking); return how many."""
+        n = 0
+        for gid in self.store.game_ids("playing"):
+            try:
+                room = self.room(gid)
+            except StoreError as exc:
+                log.error("game %s cannot be resumed: %s", gid, exc)
+                continue
+            if room is not None:
+                room.kick_ai()
+                n += 1
+        return n
+
+    def shutdown(self) -> None:
+        """Stop every room's AI."""
+        for room in self.rooms.values():
+            room.close()
+
+    def evict(self, room: Room) -> None:
+        """Drop a finished game nobody watches from memory (it stays in the database)."""
+        if self.rooms.get(room.id) is room:
+            room.close()
+            del self.rooms[room.id]
+
+    # ---- lookup ---------------------------------------------------------------------------------
+    def room(self, game_id: str) -> Room | None:
+        """The live room of ``game_id``, loaded from the database if needed, or ``None``."""
+        room = self.rooms.get(game_id)
+        if room is not None:
+            return room
+        stored = self.store.load_game(game_id)
+        if stored is None:
+            return None
+        room = self._rebuild(stored)
+        self.rooms[game_id] = room
+        return room
+
+    def authenticate(self, game_id: str, token: str | None) -> tuple[str, Role, tuple[str, ...]] | None:
+        """(token name, role, owned pieces) of ``token`` in ``game_id``, or ``None``."""
+        if not token or len(token) > 200:
+            return None
+        found = self.store.find_token(token_hash(token))
+        if found is None or not secrets.compare_digest(found[0], game_id):
+            return None
+        room = self.room(game_id)
+        if room is None:
+            return None
+        role, pieces = token_scope(found[1], room.game.pieces)
+        return found[1], role, pieces
+
+    def _rebuild(self, stored: StoredGame) -> Room:
+        """Replay a stored game through the core to where it was."""
+        try:
+            rules = Rules.from_dict(stored.rules)
+            game = Game.new(rules, start=stored.start)
+            game.seed = stored.seed  # records name the seed the start was drawn with
+            for ply, piece, text in stored.moves:
+                game.push(Move.parse(text))
+                if game.ply != ply or game.moves[-1][0] != piece:
+                    raise StoreError(f"move {ply} ({text}) was made by {game.moves[-1][0]}, "
+                                     f"stored as {piece}")
+        except (RulesError, ValueError) as exc:
+            raise StoreError(f"game {stored.id} does not replay: {exc}") from exc
+        log_entries = game.log
+        if len(stored.commitments) != len(log_entries) or any(
+                c.slot != e.slot or c.station != e.station
+                for c, e in zip(stored.commitments, log_entries, strict=False)):
+            raise StoreError(f"game {stored.id}: commitments do not match Mr X's log")
+        seats = {}
+        for p in game.pieces:
+            row = stored.seats.get(p)
+            seat = Seat(p, "human") if row is None else Seat(p, row.kind, row.agent, row.note)  # type: ignore[arg-type]
+            seat.build_agent()
+            seats[p] = seat
+        return Room(self, stored.id, game, stored.preset, seats, stored.hotseat,
+                    list(stored.commitments))
+
+    # ---- creation -------------------------------------------------------------------------------
+    def create(self, req: CreateGame) -> dict[str, Any]:
+        """Create a game from a ``POST /api/games`` body; raise :class:`SetupError` if it
+        cannot be made. Returns the response body (tokens and links)."""
+        rules = self._rules(req)
+        unknown = [p for p in req.seats if p not in rules.pieces]
+        if unknown:
+            raise SetupError(f"no seat {', '.join(unknown)} in this game (pieces: "
+                             f"{', '.join(rules.pieces)})")
+        seats: dict[str, Seat] = {}
+        for p in rules.pieces:
+            ask = req.seats.get(p)
+            if ask is None or ask.kind == "human":
+                seats[p] = Seat(p, "human")
+                continue
+            agent = ask.agent or DEFAULT_AGENT
+            try:
+                resolve_agent(agent)
+            except ValueError as exc:
+                raise SetupError(f"seat {p}: {exc}") from None
+            seats[p] = Seat(p, "ai", agent)
+            seats[p].build_agent()
+        game = Game.new(rules, seed=req.seed)
+        game_id = secrets.token_urlsafe(9)
+        names = [MR_X, "detectives", *rules.hunters, "spectator"] + (["all"] if req.hotseat else [])
+        tokens = {name: secrets.token_urlsafe(24) for name in names}
+        self.store.create_game(
+            game_id, preset=req.preset, rules=rules.to_dict(), start=game.start, seed=req.seed,
+            hotseat=req.hotseat, seats=[s.stored() for s in seats.values()],
+            token_hashes={name: token_hash(t) for name, t in tokens.items()})
+        room = Room(self, game_id, game, req.preset, seats, req.hotseat, [])
+        self.rooms[game_id] = room
+        room.kick_ai()
+        log.info("game %s created: %s, seats %s", game_id, req.preset,
+                 " ".join(f"{p}={s.kind}" for p, s in seats.items()))
+        return {
+            "game_id": game_id,
+            "pieces": list(rules.pieces),
+            "tokens": tokens,
+            "links": {name: f"/game/{game_id}#t={t}" for name, t in tokens.items()},
+            "seats": room.seat_infos(),
+        }
+
+    @staticmethod
+    def _rules(req: CreateGame) -> Rules:
+        fixed = {"classic_2p": 4, "new_edition_2p": 2}
+        if req.preset in fixed and req.detectives not in (None, fixed[req.preset]):
+            raise SetupError(f"the {req.preset} preset has {fixed[req.preset]} detectives, "
+                             f"not {req.detectives}")
+        try:
+            rules = Rules.preset(req.preset, req.detectives)
+            if req.extra_reveal:
+                rules = rules.replace(extra_reveal=True)
+        except RulesError as exc:
+            raise SetupError(str(exc)) from None
+        return rules
+
+
+def preset_catalogue() -> dict[str, Any]:
+    """The body of ``GET /api/presets``."""
+    presets = {name: Rules.preset(name).to_dict() for name in Rules.PRESETS}
+    known = agent_names()
+    return {
+        "presets": presets,
+        "detectives": {
+            "classic": {"min": 1, "max": 5, "default": 5},
+            "new_edition": {"min": 1, "max": 5, "default": 4},
+            "classic_2p": {"min": 4, "max": 4, "default": 4},
+            "new_edition_2p": {"min": 2, "max": 2, "default": 2},
+        },
+        "levels": list(LEVELS),
+        "agents": known,
+        "fallback": {lvl: "random" for lvl in LEVELS if lvl not in known},
+    }

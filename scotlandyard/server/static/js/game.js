@@ -1,0 +1,773 @@
+// The game page: connects with the token from the URL fragment (#t=TOKEN), draws the view
+// the server sends (docs/protocol.md), and lets the player pick moves among view.legal_moves.
+
+import { GameSocket, getBoard, recordUrl } from "./api.js";
+import { BoardView, PIECE_COLOURS, pieceName } from "./board.js";
+import { applyI18n, onLanguageChange, t } from "./i18n.js";
+import { MovePicker, destination, parseMove } from "./notation.js";
+import { verifyOpenings } from "./verify.js";
+
+const TOKENS_KEY = "sy.tokens";
+const TICKET_KINDS = ["taxi", "bus", "underground", "black", "double"];
+
+/** The token for a game: from the URL fragment (remembered), else the one remembered. */
+export function tokenFor(gameId) {
+  const m = /(?:^#|&)t=([^&]+)/.exec(location.hash);
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem(TOKENS_KEY) || "{}"); } catch (_) { saved = {}; }
+  if (m) {
+    const token = decodeURIComponent(m[1]);
+    saved[gameId] = token;
+    try { localStorage.setItem(TOKENS_KEY, JSON.stringify(saved)); } catch (_) { /* ignore */ }
+    return token;
+  }
+  if (saved[gameId]) {
+    history.replaceState(null, "", `${location.pathname}#t=${encodeURIComponent(saved[gameId])}`);
+    return saved[gameId];
+  }
+  return null;
+}
+
+function $(root, sel) {
+  return root.querySelector(sel);
+}
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+function count(v) {
+  return v === null ? "∞" : v === undefined ? "–" : String(v);
+}
+
+export class GamePage {
+  constructor(app, gameId, token) {
+    this.gameId = gameId;
+    this.token = token;
+    this.role = null;
+    this.pieces = [];
+    this.msg = null; // the last state message shown
+    this.pending = null; // {id, text} of a move sent and not yet answered
+    this.picker = null;
+    this.board = null;
+    this.boardName = null;
+    this.shownSide = null; // hot-seat: the side whose view is on screen
+    this.covered = null; // hot-seat: the state waiting behind the pass-the-device screen
+    this.seen = new Map(); // slot -> first commitment hash seen
+    this.replayStep = null; // null: live position
+    this.verified = null;
+    this.queue = Promise.resolve();
+    this.root = document.getElementById("tpl-game").content.firstElementChild.cloneNode(true);
+    app.replaceChildren(this.root);
+    applyI18n(this.root);
+    this.bind();
+    onLanguageChange(() => this.redraw());
+    this.socket = new GameSocket(gameId, token, {
+      onMessage: (msg) => { this.queue = this.queue.then(() => this.onMessage(msg)).catch(console.error); },
+      onStatus: (s) => this.setConnection(s),
+    });
+  }
+
+  // ---- wiring ---------------------------------------------------------------------------
+  bind() {
+    const r = this.root;
+    $(r, "#tg-black").addEventListener("change", (e) => this.toggle("black", e.target.checked));
+    $(r, "#tg-double").addEventListener("change", (e) => this.toggle("double", e.target.checked));
+    $(r, "#tg-reveal").addEventListener("change", (e) => this.toggle("reveal", e.target.checked));
+    $(r, "#btn-pass").addEventListener("click", () => {
+      const m = this.picker?.passMove;
+      if (m) this.play(m.text);
+    });
+    $(r, "#btn-cancel").addEventListener("click", () => this.cancelStep());
+    $(r, "#tg-possible").addEventListener("change", () => this.renderShading());
+    $(r, "#tg-heat").addEventListener("change", () => this.renderShading());
+    $(r, "#cover-ok").addEventListener("click", () => this.uncover());
+    const input = $(r, "#move-input");
+    input.addEventListener("input", () => this.renderSuggestions());
+    input.addEventListener("focus", () => this.renderSuggestions());
+    input.addEventListener("keydown", (e) => this.onInputKey(e));
+    input.addEventListener("blur", () => setTimeout(() => this.hideSuggestions(), 150));
+    $(r, "#move-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.submitTyped();
+    });
+    const scrub = $(r, "#replay-range");
+    scrub.addEventListener("input", () => this.setReplay(Number(scrub.value)));
+    $(r, "#replay-first").addEventListener("click", () => this.setReplay(0));
+    $(r, "#replay-prev").addEventListener("click", () => this.setReplay(Math.max(0, this.currentStep() - 1)));
+    $(r, "#replay-next").addEventListener("click", () => this.setReplay(this.currentStep() + 1));
+    $(r, "#replay-last").addEventListener("click", () => this.setReplay(null));
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") {
+        if (!$(r, "#popup").hidden) this.closePopup();
+        else this.cancelStep();
+      }
+    });
+  }
+
+  setConnection(status) {
+    this.connection = status;
+    const el = $(this.root, "#conn");
+    el.dataset.status = status;
+    el.textContent = t(`conn.${status}`);
+    if (status === "rejected") {
+      $(this.root, "#fatal").hidden = false;
+      $(this.root, "#fatal").textContent = t("error.bad_token");
+    }
+  }
+
+  async onMessage(msg) {
+    if (msg.type === "welcome") {
+      this.role = msg.role;
+      this.pieces = msg.pieces || [];
+      this.root.dataset.role = msg.role;
+    } else if (msg.type === "state") {
+      await this.onState(msg);
+    } else if (msg.type === "ack") {
+      if (this.pending && this.pending.id === msg.id) this.pending = null;
+    } else if (msg.type === "error") {
+      if (this.pending && (msg.id === this.pending.id || msg.id === null)) {
+        this.pending = null;
+        if (this.msg) this.renderPlay();
+      }
+      if (msg.code !== "bad_token") this.toast(this.errorText(msg), "error");
+    }
+  }
+
+  errorText(msg) {
+    const key = `error.${msg.code}`;
+    const text = t(key);
+    const base = text === key ? t("error.unknown") : text;
+    return msg.message ? `${base} (${msg.message})` : base;
+  }
+
+  async onState(msg) {
+    for (const c of msg.commitments || []) if (!this.seen.has(c.slot)) this.seen.set(c.slot, c.hash);
+    const view = msg.view;
+    await this.ensureBoard(view.rules.board);
+    this.root.dataset.version = msg.version;
+    if (this.pending && msg.version !== this.msg?.version) this.pending = null;
+    if (this.role === "hotseat" && !view.outcome) {
+      if (view.side !== this.shownSide) {
+        // Pass the device: Mr X's view is drawn only once he has the device.
+        this.showCover(msg);
+        if (view.side !== "mr_x") this.show(msg);
+        else this.blank();
+        return;
+      }
+      if (this.covered) { // still covered: keep waiting, update what is safe
+        this.covered = msg;
+        if (view.side !== "mr_x") this.show(msg);
+        return;
+      }
+    }
+    this.show(msg);
+  }
+
+  async ensureBoard(name) {
+    if (this.board && this.boardName === name) return;
+    const data = await getBoard(name);
+    this.boardName = name;
+    this.board = new BoardView($(this.root, "#board"), data, {
+      onStation: (s) => this.onStation(s),
+    });
+    this.board.svg.addEventListener("click", (e) => {
+      const piece = e.target.closest?.(".piece.selectable");
+      if (piece && !this.board.dragged) this.selectPiece(piece.dataset.piece);
+    });
+  }
+
+  // ---- hot-seat cover ---------------------------------------------------------------------
+  showCover(msg) {
+    this.covered = msg;
+    const cover = $(this.root, "#cover");
+    const side = msg.view.side === "mr_x" ? "mr_x" : "detectives";
+    cover.dataset.side = side;
+    $(cover, "#cover-title").textContent = t(`hotseat.pass_${side}`);
+    $(cover, "#cover-ok").textContent = t(`hotseat.ready_${side}`);
+    cover.hidden = false;
+    this.closePopup();
+    $(cover, "#cover-ok").focus();
+  }
+
+  uncover() {
+    const msg = this.covered;
+    this.covered = null;
+    $(this.root, "#cover").hidden = true;
+    if (msg) this.show(msg);
+  }
+
+  /** Hot-seat: nothing secret on screen while the device changes hands. */
+  blank() {
+    this.picker = null;
+    if (this.board) {
+      this.board.setTargets([]);
+      this.board.setPieces({}, {});
+      this.board.setShading(null, null);
+      this.board.setPath([]);
+    }
+    for (const sel of ["#travel-log", "#history", "#players tbody"]) $(this.root, sel).replaceChildren();
+  }
+
+  // ---- drawing the state ------------------------------------------------------------------
+  show(msg) {
+    const first = this.msg === null;
+    this.msg = msg;
+    this.shownSide = msg.view.side;
+    this.root.dataset.side = msg.view.side;
+    this.root.dataset.version = msg.version;
+    this.root.dataset.over = msg.view.outcome ? "1" : "0";
+    if (this.replayStep !== null && !msg.view.outcome) this.replayStep = null;
+    this.redraw();
+    if (msg.view.outcome && !this.verifying && msg.openings) {
+      this.verifying = true;
+      this.verify();
+    }
+    if (first) this.board?.fit();
+  }
+
+  redraw() {
+    if (!this.msg || !this.board) return;
+    this.board.relabel();
+    if (this.connection) this.setConnection(this.connection);
+    const view = this.msg.view;
+    this.renderStatus(view);
+    this.renderPlayers(view);
+    this.renderLog(view);
+    this.renderHistory(view);
+    this.renderCommitments();
+    this.renderOutcome(view);
+    this.renderPlay();
+    this.renderBoard();
+  }
+
+  isMyTurn(view) {
+    if (!view.legal_moves.length || view.outcome || this.role === "spectator" || this.covered) return false;
+    return this.movablePieces(view).length > 0;
+  }
+
+  movablePieces(view) {
+    const seats = this.msg.seats || {};
+    return view.pieces_to_move.filter((p) => this.pieces.includes(p) && (seats[p]?.kind ?? "human") === "human");
+  }
+
+  renderStatus(view) {
+    const r = this.root;
+    $(r, "#round").textContent = String(view.round);
+    $(r, "#last-round").textContent = String(view.rules.last_round);
+    $(r, "#role").textContent = this.role ? t(`role.${this.role}`) : "";
+    $(r, "#edition").textContent = t(`preset.${view.rules.edition}`);
+    const turn = $(r, "#turn");
+    const seats = this.msg.seats || {};
+    let text;
+    let mine = false;
+    if (view.outcome) text = t("turn.over");
+    else if (this.isMyTurn(view)) {
+      mine = true;
+      text = view.to_move === "X" ? t("turn.you_mr_x")
+        : t("turn.you", { pieces: this.movablePieces(view).map(pieceName).join(", ") });
+    } else {
+      const who = view.pieces_to_move.map((p) => {
+        const ai = seats[p]?.kind === "ai";
+        return ai ? `${pieceName(p)} (${t("seat.ai")})` : pieceName(p);
+      }).join(", ");
+      text = t("turn.waiting", { pieces: who });
+    }
+    turn.textContent = text;
+    turn.classList.toggle("mine", mine);
+    r.dataset.myTurn = mine ? "1" : "0";
+  }
+
+  renderPlayers(view) {
+    const body = $(this.root, "#players tbody");
+    body.replaceChildren();
+    const seats = this.msg.seats || {};
+    for (const piece of view.rules ? ["X", ...Object.keys(view.stations)] : []) {
+      const tickets = view.tickets[piece] || {};
+      const seat = seats[piece] || {};
+      const station = piece === "X" ? view.mr_x_station : view.stations[piece];
+      const seatText = seat.kind === "ai" ? `${t("seat.ai")}: ${seat.agent ?? ""}` : t("seat.human");
+      const seatLine = h("span", { class: `seat seat-${seat.kind || "human"}${seat.connected ? " online" : ""}`,
+        title: seat.connected ? t("seat.connected") : t("seat.offline"), text: seatText });
+      if (this.role && this.role !== "spectator" && !view.outcome) {
+        if (seat.kind === "human" && (this.pieces.includes(piece) || !seat.connected)) {
+          seatLine.append(" ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.takeover"),
+            title: t("seat.takeover_hint"), dataset: { action: "takeover", piece },
+            onclick: () => this.socket.send({ type: "takeover", piece, agent: "medium" }) }));
+        } else if (seat.kind === "ai" && this.pieces.includes(piece)) {
+          seatLine.append(" ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.reclaim"),
+            dataset: { action: "reclaim", piece },
+            onclick: () => this.socket.send({ type: "reclaim", piece }) }));
+        }
+      }
+      if (seat.note) seatLine.title = `${seatLine.title} — ${seat.note}`;
+      const row = h("tr", { dataset: { piece }, class: view.pieces_to_move.includes(piece) && !view.outcome ? "to-move" : "" },
+        h("th", { scope: "row" },
+          h("span", { class: `swatch swatch-${piece}`, style: `background:${PIECE_COLOURS[piece] || "#777"}` }),
+          h("span", { class: "pname", text: pieceName(piece) }), seatLine),
+        h("td", { class: "st", text: station == null ? "?" : String(station) }),
+        ...TICKET_KINDS.map((k) => h("td", { class: `tk tk-${k}`, dataset: { ticket: k }, text: count(tickets[k]) })));
+      body.append(row);
+    }
+  }
+
+  renderLog(view) {
+    const list = $(this.root, "#travel-log");
+    list.replaceChildren();
+    const rules = view.rules;
+    const reveals = new Set(rules.reveal_slots);
+    const slots = rules.last_round + rules.double_moves;
+    const bySlot = new Map(view.log.map((e) => [e.slot, e]));
+    for (let n = 1; n <= slots; n++) {
+      const e = bySlot.get(n);
+      const cls = ["slot"];
+      if (reveals.has(n)) cls.push("reveal-slot");
+      if (e) cls.push("filled", `log-${e.ticket}`);
+      if (e?.double) cls.push("double");
+      if (e?.voluntary) cls.push("voluntary");
+      const label = e
+        ? t("log.slot_filled", { n, ticket: t(`ticket.${e.ticket}`), station: e.station ?? "?" })
+        : t("log.slot_empty", { n });
+      list.append(h("li", { class: cls.join(" "), dataset: { slot: n, station: e?.station ?? "" },
+        title: reveals.has(n) ? `${label} — ${t("log.reveal")}` : label },
+      h("span", { class: "slot-n", text: String(n) }),
+      h("span", { class: "slot-st", text: e ? (e.station == null ? "?" : String(e.station)) : "" }),
+      e ? h("span", { class: "slot-tk", text: t(`ticket_short.${e.ticket}`) }) : null));
+    }
+  }
+
+  renderHistory(view) {
+    const list = $(this.root, "#history");
+    list.replaceChildren();
+    const over = !!view.outcome;
+    view.history.forEach((m, i) => {
+      const item = h("li", { dataset: { step: i + 1 } },
+        h("span", { class: "h-round", text: `${m.round}.` }),
+        h("span", { class: `swatch swatch-${m.piece}`, style: `background:${PIECE_COLOURS[m.piece] || "#777"}` }),
+        h("span", { class: "h-piece", text: m.piece }),
+        h("code", { class: "h-move", text: m.move }));
+      if (over) {
+        item.tabIndex = 0;
+        item.setAttribute("role", "button");
+        item.addEventListener("click", () => this.setReplay(i + 1));
+        item.addEventListener("keydown", (e) => { if (e.key === "Enter") this.setReplay(i + 1); });
+      }
+      if (this.replayStep === i + 1) item.classList.add("current");
+      list.append(item);
+    });
+    if (!over) list.scrollTop = list.scrollHeight;
+  }
+
+  renderCommitments() {
+    const list = $(this.root, "#commitments");
+    list.replaceChildren();
+    const slots = [...this.seen.keys()].sort((a, b) => a - b);
+    for (const slot of slots) {
+      const hash = this.seen.get(slot);
+      list.append(h("li", { dataset: { slot } }, h("span", { text: `${slot}: ` }),
+        h("code", { title: hash, text: `${hash.slice(0, 16)}…` })));
+    }
+    $(this.root, "#commit-count").textContent = String(slots.length);
+    const out = $(this.root, "#verify");
+    if (this.verified) {
+      out.dataset.result = this.verified.ok ? "honest" : "dishonest";
+      out.textContent = this.verified.ok
+        ? t("verify.honest", { n: this.verified.checked })
+        : t("verify.warning", { slots: this.verified.problems.map((p) => p.slot).join(", ") });
+    } else {
+      out.dataset.result = "pending";
+      out.textContent = t("verify.pending");
+    }
+  }
+
+  async verify() {
+    const msg = this.msg;
+    const commitments = [...this.seen.entries()].map(([slot, hash]) => ({ slot, hash }));
+    this.verified = await verifyOpenings(this.gameId, commitments, msg.openings, msg.view.log);
+    this.renderCommitments();
+  }
+
+  renderOutcome(view) {
+    const box = $(this.root, "#outcome");
+    const replay = $(this.root, "#replay");
+    const out = view.outcome;
+    box.hidden = !out;
+    replay.hidden = !out;
+    if (!out) return;
+    box.dataset.winner = out.winner;
+    $(box, "#outcome-title").textContent = t(`outcome.${out.winner}`);
+    $(box, "#outcome-reason").textContent = t(`outcome.reason.${out.reason}`, {
+      piece: out.piece ? pieceName(out.piece) : "", round: out.round,
+    });
+    $(box, "#download-text").href = recordUrl(this.gameId, this.token, "text");
+    $(box, "#download-json").href = recordUrl(this.gameId, this.token, "json");
+    const range = $(replay, "#replay-range");
+    range.max = String(view.history.length);
+    range.value = String(this.currentStep());
+    $(replay, "#replay-pos").textContent = t("replay.position", { step: this.currentStep(), total: view.history.length });
+  }
+
+  currentStep() {
+    return this.replayStep ?? this.msg.view.history.length;
+  }
+
+  setReplay(step) {
+    if (!this.msg?.view.outcome) return;
+    const total = this.msg.view.history.length;
+    this.replayStep = step === null || step >= total ? null : Math.max(0, step);
+    this.renderOutcome(this.msg.view);
+    this.renderHistory(this.msg.view);
+    this.renderBoard();
+  }
+
+  // ---- the board --------------------------------------------------------------------------
+  renderBoard() {
+    const view = this.msg.view;
+    if (view.outcome && this.replayStep !== null) {
+      this.renderReplayBoard(view, this.replayStep);
+      return;
+    }
+    const stations = { ...view.stations };
+    if (view.outcome || view.side === "mr_x") stations.X = view.mr_x_station;
+    const ghost = view.side !== "mr_x" && !view.outcome ? view.mr_x_station : null;
+    const active = view.pieces_to_move.length === 1 ? view.pieces_to_move[0] : this.picker?.piece;
+    let lastSeen = null;
+    if (!view.outcome && view.side !== "mr_x") {
+      const seen = [...view.log].reverse().find((e) => e.reveal && e.station != null);
+      if (seen) lastSeen = { station: seen.station, slot: seen.slot };
+    }
+    this.board.setPieces(stations, { active, ghost, lastSeen });
+    if (this.picker?.freeOrder) {
+      for (const p of this.picker.pieces()) {
+        this.board.piecesLayer.querySelector(`[data-piece="${p}"]`)?.classList.add("selectable");
+      }
+    }
+    if (view.outcome) {
+      const path = [view.start.X, ...view.log.map((e) => e.station)];
+      this.board.setPath(path, ["", ...view.log.map((e) => String(e.slot))]);
+    } else if (view.side === "mr_x") {
+      const path = [view.start.X, ...view.log.map((e) => e.station)];
+      this.board.setPath(path, ["", ...view.log.map((e) => String(e.slot))]);
+    } else {
+      this.board.setPath([]);
+    }
+    this.renderShading();
+    this.updateTargets();
+  }
+
+  /** Positions after `step` moves of the history (the whole game is known at the end). */
+  renderReplayBoard(view, step) {
+    const pos = { ...view.start };
+    let slots = 0;
+    for (const m of view.history.slice(0, step)) {
+      const mv = parseMove(m.move);
+      const to = destination(mv);
+      if (to != null) pos[m.piece] = to;
+      if (m.piece === "X") slots += mv.steps.length;
+    }
+    this.board.setPieces(pos, {});
+    const log = view.log.slice(0, slots);
+    this.board.setPath([view.start.X, ...log.map((e) => e.station)], ["", ...log.map((e) => String(e.slot))]);
+    this.board.setTargets([]);
+    const hist = this.possibleHistory();
+    const possible = hist ? hist.get(slots) : null;
+    this.board.setShading(possible || null, null);
+    this.root.dataset.replayStep = String(step);
+  }
+
+  /** The possible sets after each log slot (0 = start), when the server sends them. */
+  possibleHistory() {
+    const raw = this.msg.possible_history ?? this.msg.view.possible_history;
+    if (!Array.isArray(raw)) return null;
+    const out = new Map();
+    raw.forEach((entry, i) => {
+      if (Array.isArray(entry)) out.set(i, entry);
+      else if (entry && Array.isArray(entry.possible)) out.set(entry.slot ?? i, entry.possible);
+    });
+    return out;
+  }
+
+  /** The probability map {station: p} when the server sends it (state or view). */
+  probability() {
+    const raw = this.msg.probability ?? this.msg.view.probability;
+    if (!raw) return null;
+    if (Array.isArray(raw)) return Object.fromEntries(raw);
+    return raw;
+  }
+
+  renderShading() {
+    if (!this.msg || !this.board) return;
+    if (this.msg.view.outcome && this.replayStep !== null) return;
+    const prob = this.probability();
+    const heatBox = $(this.root, "#tg-heat");
+    heatBox.disabled = !prob;
+    $(this.root, "#heat-missing").hidden = !!prob;
+    const showPossible = $(this.root, "#tg-possible").checked;
+    const showHeat = heatBox.checked && prob;
+    if (this.msg.view.outcome) {
+      this.board.setShading(showPossible ? this.msg.view.possible : null, null);
+      return;
+    }
+    this.board.setShading(showPossible ? this.msg.view.possible : null, showHeat ? prob : null);
+    $(this.root, "#possible-count").textContent = String(this.msg.view.possible.length);
+  }
+
+  // ---- choosing a move -----------------------------------------------------------------------
+  renderPlay() {
+    const view = this.msg.view;
+    const card = $(this.root, "#play");
+    const mine = this.isMyTurn(view) && !this.pending && !this.covered;
+    const old = this.picker;
+    this.picker = mine ? new MovePicker(view.legal_moves, this.movablePieces(view), view.to_move) : null;
+    if (this.picker && old && old.piece && this.picker.pieces().includes(old.piece)) this.picker.piece = old.piece;
+    card.hidden = this.role === "spectator" || !!view.outcome;
+    card.classList.toggle("active", !!this.picker);
+    this.closePopup();
+    this.updatePlayControls();
+  }
+
+  updatePlayControls() {
+    const r = this.root;
+    const p = this.picker;
+    const active = !!p && p.moves.length > 0;
+    const setToggle = (id, can, on) => {
+      const box = $(r, id);
+      box.checked = on;
+      box.disabled = !can;
+      box.closest("label").hidden = !can;
+    };
+    setToggle("#tg-black", active && p.canBlack, !!p?.black);
+    setToggle("#tg-double", active && p.canDouble, !!p?.double);
+    setToggle("#tg-reveal", active && p.canReveal, !!p?.reveal);
+    const picker = $(r, "#piece-picker");
+    picker.replaceChildren();
+    if (active && p.freeOrder) {
+      picker.append(h("span", { class: "label", text: t("play.choose_piece") }));
+      for (const piece of p.pieces()) {
+        picker.append(h("button", {
+          type: "button", class: `piece-btn${piece === p.piece ? " selected" : ""}`,
+          "aria-pressed": piece === p.piece ? "true" : "false", dataset: { piece },
+          onclick: () => this.selectPiece(piece),
+        }, h("span", { class: "swatch", style: `background:${PIECE_COLOURS[piece]}` }), pieceName(piece)));
+      }
+    }
+    $(r, "#btn-pass").hidden = !(active && p.passMove);
+    const takes = $(r, "#take-buttons");
+    takes.replaceChildren();
+    if (active) {
+      for (const m of p.takeMoves) {
+        takes.append(h("button", { type: "button", class: `btn take ticket-${m.take.ticket}`,
+          dataset: { move: m.text },
+          text: t("play.take", { ticket: t(`ticket.${m.take.ticket}`), piece: pieceName(m.take.from) }),
+          onclick: () => this.play(m.text) }));
+      }
+    }
+    $(r, "#btn-cancel").hidden = !(active && p.first);
+    let hint = "";
+    if (this.pending) hint = t("play.sending");
+    else if (active) {
+      if (p.takeMoves.length) hint = t("play.hint_take");
+      else if (p.first) hint = t("play.hint_second", { station: p.first.to });
+      else if (p.destinations().length) hint = p.double ? t("play.hint_first") : t("play.hint_click");
+      else if (p.passMove) hint = t("play.hint_pass");
+    }
+    $(r, "#play-hint").textContent = hint;
+    $(r, "#move-input").disabled = !active;
+    $(r, "#move-submit").disabled = !active;
+    this.updateTargets();
+  }
+
+  updateTargets() {
+    if (!this.board) return;
+    const p = this.picker;
+    if (!p || this.pending || (this.msg.view.outcome && this.replayStep !== null)) {
+      this.board.setTargets([]);
+      this.board.setChosen(null);
+      return;
+    }
+    this.board.setTargets(p.destinations(), p.stage === 1 ? "second" : "move");
+    this.board.setChosen(p.first ? p.first.to : null);
+  }
+
+  toggle(which, on) {
+    if (!this.picker) return;
+    this.picker[which] = on;
+    if (which === "double") this.picker.first = null;
+    this.closePopup();
+    this.updatePlayControls();
+  }
+
+  selectPiece(piece) {
+    if (this.picker?.selectPiece(piece)) {
+      this.closePopup();
+      this.updatePlayControls();
+      this.renderBoard();
+    }
+  }
+
+  cancelStep() {
+    if (this.picker?.first) {
+      this.picker.back();
+      this.updatePlayControls();
+    }
+    this.closePopup();
+  }
+
+  onStation(station) {
+    if (!this.picker || this.pending) return;
+    this.handleChoice(station, this.picker.choose(station));
+  }
+
+  handleChoice(station, res) {
+    if (!res) return;
+    if (res.tickets) this.openPopup(station, res.tickets);
+    else if (res.next) {
+      this.closePopup();
+      this.updatePlayControls();
+      const targets = this.picker.destinations();
+      if (document.activeElement?.closest?.(".station") && targets.length) this.board.focusStation(targets[0]);
+    } else if (res.move) this.play(res.move);
+  }
+
+  openPopup(station, tickets) {
+    const pop = $(this.root, "#popup");
+    pop.replaceChildren(h("div", { class: "popup-title", id: "popup-title", text: t("play.choose_ticket", { station }) }));
+    const returnTo = document.activeElement;
+    for (const ticket of tickets) {
+      pop.append(h("button", {
+        type: "button", class: `btn ticket-btn ticket-${ticket}`, dataset: { ticket },
+        text: t(`ticket.${ticket}`),
+        onclick: () => {
+          this.closePopup();
+          this.handleChoice(station, this.picker.choose(station, ticket));
+        },
+      }));
+    }
+    pop.append(h("button", { type: "button", class: "btn btn-plain", text: t("play.cancel"),
+      onclick: () => { this.closePopup(); returnTo?.focus?.(); } }));
+    const area = $(this.root, ".board-area").getBoundingClientRect();
+    const pt = this.board.screenPoint(station);
+    pop.style.left = `${Math.max(4, Math.min(area.width - 180, pt.x - area.left + 16))}px`;
+    pop.style.top = `${Math.max(4, Math.min(area.height - 200, pt.y - area.top + 16))}px`;
+    pop.hidden = false;
+    pop.dataset.station = station;
+    pop.querySelector("button").focus();
+  }
+
+  closePopup() {
+    const pop = $(this.root, "#popup");
+    if (!pop.hidden) {
+      pop.hidden = true;
+      pop.replaceChildren();
+    }
+  }
+
+  play(text) {
+    if (!this.socket.ready) {
+      this.toast(t("conn.closed"), "error");
+      return;
+    }
+    const id = this.socket.send({ type: "move", move: text });
+    this.pending = { id, text };
+    this.closePopup();
+    $(this.root, "#move-input").value = "";
+    this.hideSuggestions();
+    this.updatePlayControls();
+  }
+
+  // ---- typing a move (keyboard play) ---------------------------------------------------------
+  suggestions() {
+    if (!this.picker) return [];
+    const typed = $(this.root, "#move-input").value.trim().toUpperCase();
+    const all = this.picker.allTexts();
+    if (!typed) return all.slice(0, 12);
+    const starts = all.filter((m) => m.toUpperCase().startsWith(typed));
+    const has = all.filter((m) => !m.toUpperCase().startsWith(typed) && m.toUpperCase().includes(typed));
+    return [...starts, ...has].slice(0, 12);
+  }
+
+  renderSuggestions() {
+    const list = $(this.root, "#move-list");
+    const input = $(this.root, "#move-input");
+    const items = this.suggestions();
+    list.replaceChildren();
+    this.suggestIndex = -1;
+    items.forEach((m, i) => {
+      list.append(h("li", { role: "option", id: `move-opt-${i}`, "aria-selected": "false", dataset: { move: m },
+        onmousedown: (e) => { e.preventDefault(); this.play(m); } }, h("code", { text: m })));
+    });
+    list.hidden = items.length === 0 || document.activeElement !== input;
+    input.setAttribute("aria-expanded", list.hidden ? "false" : "true");
+  }
+
+  hideSuggestions() {
+    const list = $(this.root, "#move-list");
+    list.hidden = true;
+    $(this.root, "#move-input").setAttribute("aria-expanded", "false");
+  }
+
+  onInputKey(e) {
+    const list = $(this.root, "#move-list");
+    const items = [...list.children];
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      if (!items.length) return;
+      e.preventDefault();
+      list.hidden = false;
+      const n = items.length;
+      this.suggestIndex = e.key === "ArrowDown" ? (this.suggestIndex + 1) % n : (this.suggestIndex - 1 + n) % n;
+      items.forEach((li, i) => li.setAttribute("aria-selected", i === this.suggestIndex ? "true" : "false"));
+      $(this.root, "#move-input").setAttribute("aria-activedescendant", items[this.suggestIndex].id);
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      if (this.suggestIndex >= 0 && items[this.suggestIndex]) this.play(items[this.suggestIndex].dataset.move);
+      else this.submitTyped();
+    } else if (e.key === "Escape") {
+      this.hideSuggestions();
+    }
+  }
+
+  submitTyped() {
+    const input = $(this.root, "#move-input");
+    const typed = input.value.trim().replace(/\s+/g, "").toUpperCase();
+    if (!typed || !this.picker) return;
+    const all = this.picker.allTexts();
+    const exact = all.find((m) => m.toUpperCase() === typed);
+    if (exact) {
+      this.play(exact);
+      return;
+    }
+    const starts = all.filter((m) => m.toUpperCase().startsWith(typed));
+    if (starts.length === 1) this.play(starts[0]);
+    else this.toast(t("play.not_legal", { move: input.value.trim() }), "error");
+  }
+
+  // ---- messages ------------------------------------------------------------------------------
+  toast(text, kind = "info") {
+    const box = $(this.root, "#toast");
+    const item = h("div", { class: `toast-item ${kind}`, text });
+    box.append(item);
+    setTimeout(() => item.remove(), 6000);
+  }
+}
+
+/** Show the game page for `gameId` (the token comes from the fragment or storage). */
+export function showGame(app, gameId) {
+  const token = tokenFor(gameId);
+  if (!token) {
+    const tpl = document.getElementById("tpl-no-token").content.firstElementChild.cloneNode(true);
+    app.replaceChildren(tpl);
+    applyI18n(tpl);
+    return null;
+  }
+  return new GamePage(app, gameId, token);
+}

@@ -1,0 +1,261 @@
+"""SQLite persistence of the web server's games: set-up, seats, token hashes, moves, commitments.
+
+The truth of a game (Mr X's start, his moves, the commitment salts) is stored here because the
+server must be able to rebuild every game after a restart; none of it leaves the server except
+through the views and records the rooms hand out.
+
+Durability: the database runs in WAL mode with ``synchronous=NORMAL``. Each move is one
+transaction, committed before the move is acknowledged. In WAL mode a committed transaction is
+in the log file the moment ``COMMIT`` returns, so a server process that is killed (SIGKILL,
+crash) loses nothing it has acknowledged, and the database is never corrupted; only a power
+loss or an OS crash can drop the last few moves (NORMAL syncs the log at checkpoints, not at
+every commit). ``synchronous=FULL`` would add an fsync to every move, a disk round trip on the
+event loop for every player of every game, to protect against a machine crash that costs at
+most the last moves of a board game. Use ``Store(path, synchronous="FULL")`` where that trade
+is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    preset TEXT NOT NULL,
+    rules TEXT NOT NULL,          -- Rules.to_dict() as JSON
+    start TEXT NOT NULL,          -- every piece's start station (the truth) as JSON
+    seed INTEGER,
+    hotseat INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('playing', 'over')),
+    outcome TEXT                  -- {"winner", "reason", "round", "piece"} once over
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    piece TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('human', 'ai')),
+    agent TEXT,
+    note TEXT,
+    PRIMARY KEY (game_id, piece)
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    hash TEXT PRIMARY KEY,        -- sha256 hex of the token; the token itself is never stored
+    game_id TEXT NOT NULL REFERENCES games(id),
+    name TEXT NOT NULL            -- X, detectives, D1.., P1.., spectator, all
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,         -- 1 for the first move
+    piece TEXT NOT NULL,
+    move TEXT NOT NULL,           -- notation, as pushed
+    at REAL NOT NULL,
+    PRIMARY KEY (game_id, ply)
+);
+CREATE TABLE IF NOT EXISTS commitments (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    slot INTEGER NOT NULL,
+    station INTEGER NOT NULL,
+    salt TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (game_id, slot)
+);
+CREATE INDEX IF NOT EXISTS games_status ON games(status);
+"""
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (newer schema, corrupt rows)."""
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    """A seat row."""
+
+    piece: str
+    kind: str
+    agent: str | None
+    note: str | None
+
+
+@dataclass(frozen=True)
+class StoredCommitment:
+    """A commitment row: the slot's true station, its salt and the published hash."""
+
+    slot: int
+    station: int
+    salt: str
+    hash: str
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """Everything needed to rebuild one game."""
+
+    id: str
+    created: float
+    preset: str
+    rules: dict[str, Any]
+    start: dict[str, int]
+    seed: int | None
+    hotseat: bool
+    status: str
+    seats: dict[str, StoredSeat]
+    moves: list[tuple[int, str, str]]  # (ply, piece, notation)
+    commitments: list[StoredCommitment]
+
+
+class Store:
+    """The server's SQLite database. One connection, used from the event loop's thread."""
+
+    def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
+        """Open (and create or check) the database at ``path`` (``":memory:"`` for tests)."""
+        if synchronous not in ("NORMAL", "FULL"):
+            raise ValueError("synchronous is NORMAL or FULL")
+        self.path = str(path)
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA busy_timeout = 5000")
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute(f"PRAGMA synchronous = {synchronous}")
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        # the DDL is idempotent (IF NOT EXISTS); a newer schema is refused after it
+        self._db.executescript(
+            "BEGIN IMMEDIATE;" + _SCHEMA
+            + f"INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');"
+            + "COMMIT;")
+        if self.schema_version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has schema version {self.schema_version}; this "
+                             f"server knows version {SCHEMA_VERSION} (upgrade scotlandyard)")
+
+    def _tx(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version written in the ``meta`` table."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+    # ---- writes ---------------------------------------------------------------------------
+    def create_game(self, game_id: str, *, preset: str, rules: dict[str, Any],
+                    start: dict[str, int], seed: int | None, hotseat: bool,
+                    seats: Iterable[StoredSeat], token_hashes: dict[str, str]) -> None:
+        """Store a new game with its seats and token hashes (name -> sha256 hex)."""
+        now = time.time()
+        with self._tx():
+            self._db.execute(
+                "INSERT INTO games(id, created, updated, preset, rules, start, seed, hotseat, status)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
+                (game_id, now, now, preset, json.dumps(rules), json.dumps(start), seed,
+                 int(hotseat)))
+            self._db.executemany(
+                "INSERT INTO seats(game_id, piece, kind, agent, note) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, s.piece, s.kind, s.agent, s.note) for s in seats])
+            self._db.executemany(
+                "INSERT INTO tokens(hash, game_id, name) VALUES (?, ?, ?)",
+                [(h, game_id, name) for name, h in token_hashes.items()])
+
+    def add_move(self, game_id: str, ply: int, piece: str, move: str,
+                 commitments: Iterable[StoredCommitment] = (),
+                 outcome: dict[str, Any] | None = None) -> None:
+        """Commit one accepted move (and the commitments of the log slots it filled, and the
+        outcome if it ended the game) in one transaction."""
+        now = time.time()
+        with self._tx():
+            self._db.execute("INSERT INTO moves(game_id, ply, piece, move, at) VALUES (?, ?, ?, ?, ?)",
+                             (game_id, ply, piece, move, now))
+            self._db.executemany(
+                "INSERT INTO commitments(game_id, slot, station, salt, hash) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, c.slot, c.station, c.salt, c.hash) for c in commitments])
+            if outcome is not None:
+                self._db.execute("UPDATE games SET status = 'over', outcome = ?, updated = ? "
+                                 "WHERE id = ?", (json.dumps(outcome), now, game_id))
+            else:
+                self._db.execute("UPDATE games SET updated = ? WHERE id = ?", (now, game_id))
+
+    def set_seat(self, game_id: str, seat: StoredSeat) -> None:
+        """Change a seat (takeover, reclaim)."""
+        with self._tx():
+            cur = self._db.execute("UPDATE seats SET kind = ?, agent = ?, note = ? "
+                                   "WHERE game_id = ? AND piece = ?",
+                                   (seat.kind, seat.agent, seat.note, game_id, seat.piece))
+            if cur.rowcount != 1:
+                raise StoreError(f"no seat {seat.piece} in game {game_id}")
+
+    # ---- reads ----------------------------------------------------------------------------
+    def find_token(self, token_hash: str) -> tuple[str, str] | None:
+        """(game_id, token name) of a token hash, or ``None``."""
+        row = self._db.execute("SELECT game_id, name FROM tokens WHERE hash = ?",
+                               (token_hash,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def game_ids(self, status: str | None = None) -> list[str]:
+        """Every game id (or those with ``status`` ``playing``/``over``), oldest first."""
+        if status is None:
+            rows = self._db.execute("SELECT id FROM games ORDER BY created").fetchall()
+        else:
+            rows = self._db.execute("SELECT id FROM games WHERE status = ? ORDER BY created",
+                                    (status,)).fetchall()
+        return [r[0] for r in rows]
+
+    def load_game(self, game_id: str) -> StoredGame | None:
+        """Everything stored about one game, or ``None``."""
+        row = self._db.execute(
+            "SELECT id, created, preset, rules, start, seed, hotseat, status FROM games WHERE id = ?",
+            (game_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            seats = {
+                r[0]: StoredSeat(r[0], r[1], r[2], r[3])
+                for r in self._db.execute(
+                    "SELECT piece, kind, agent, note FROM seats WHERE game_id = ?", (game_id,))
+            }
+            moves = [(r[0], r[1], r[2]) for r in self._db.execute(
+                "SELECT ply, piece, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))]
+            commitments = [StoredCommitment(*r) for r in self._db.execute(
+                "SELECT slot, station, salt, hash FROM commitments WHERE game_id = ? ORDER BY slot",
+                (game_id,))]
+            return StoredGame(
+                id=row[0], created=row[1], preset=row[2], rules=json.loads(row[3]),
+                start={k: int(v) for k, v in json.loads(row[4]).items()}, seed=row[5],
+                hotseat=bool(row[6]), status=row[7], seats=seats, moves=moves,
+                commitments=commitments)
+        except (ValueError, TypeError) as exc:
+            raise StoreError(f"game {game_id} is stored wrongly: {exc}") from exc
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` .. ``COMMIT`` (``ROLLBACK`` on an exception)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self._db.execute("COMMIT")
+        else:
+            self._db.execute("ROLLBACK")

@@ -1,0 +1,123 @@
+"""Fixtures for the browser tests: the real server in a subprocess, real Chromium via Playwright.
+
+The server is ``python -m scotlandyard.server`` on a free port of 127.0.0.1 with a temporary
+SQLite file and ``--ai-delay 0``; Chromium is the system's (``/usr/bin/chromium``), started
+headless with a temporary HOME. Nothing is downloaded (never ``playwright install``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CHROMIUM = os.environ.get("SY_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+STATIC = ROOT / "scotlandyard" / "server" / "static"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a running game server (stopped by pid at the end of the session)."""
+    tmp = tmp_path_factory.mktemp("server")
+    port = _free_port()
+    log = open(tmp / "server.log", "w+b")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db",
+         str(tmp / "games.sqlite3"), "--ai-delay", "0"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"server exited ({proc.returncode}):\n{log.read().decode()[-3000:]}")
+            try:
+                if httpx.get(f"{base}/api/presets", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not answer within 30 s")
+            time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium for the session."""
+    from playwright.sync_api import sync_playwright
+
+    home = tmp_path_factory.mktemp("chromium-home")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                               env={**os.environ, "HOME": str(home)})
+        try:
+            yield b
+        finally:
+            b.close()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+class PageErrors(list):
+    """JavaScript errors seen on the pages of one test."""
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """Make pages in fresh contexts: ``new_page(locale="it-IT")``. Fails the test on any
+    uncaught JavaScript error."""
+    contexts = []
+    errors = PageErrors()
+
+    def make(**context_options: Any) -> Any:
+        opts = {"viewport": {"width": 1400, "height": 900}, "locale": "en-US", **context_options}
+        ctx = browser.new_context(**opts)
+        ctx.set_default_timeout(15_000)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """The folder for screenshots (gitignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,77 @@
+"""Helpers for driving the game page in the browser tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+GAME = ".game-page"
+
+
+def create_game(base: str, **body: Any) -> dict[str, Any]:
+    """POST /api/games and return the answer (asserting 201)."""
+    res = httpx.post(f"{base}/api/games", json=body, timeout=10)
+    assert res.status_code == 201, res.text
+    return res.json()
+
+
+def version(page: Any) -> str | None:
+    """The ply of the state the page shows (data-version)."""
+    return page.get_attribute(GAME, "data-version")
+
+
+def wait_turn_or_over(page: Any) -> str:
+    """Wait until it is this page's turn ("mine") or the game is over ("over")."""
+    page.wait_for_selector(f"{GAME}[data-my-turn='1'], {GAME}[data-over='1']")
+    return "over" if page.get_attribute(GAME, "data-over") == "1" else "mine"
+
+
+def wait_version_change(page: Any, old: str | None) -> None:
+    """Wait until the page shows a newer state than ``old``."""
+    page.wait_for_function(
+        "v => { const g = document.querySelector('.game-page'); return g && g.dataset.version !== v; }",
+        arg=old)
+
+
+def targets(page: Any) -> list[int]:
+    """The highlighted (legal) destinations on the board."""
+    text = page.get_attribute(".board-svg", "data-targets") or ""
+    return [int(s) for s in text.split()]
+
+
+def play_first_legal(page: Any) -> None:
+    """Play by clicking: the first highlighted station (and the first ticket offered), else
+    the pass button, else the first 'take' button. Waits for the new state."""
+    old = version(page)
+    stations = page.locator(".station.target")
+    if stations.count():
+        stations.first.click()
+        popup = page.locator("#popup")
+        if popup.is_visible():
+            popup.locator(".ticket-btn").first.click()
+        if page.locator(".station.target-second").count():  # second step of a double move
+            page.locator(".station.target").first.click()
+            if popup.is_visible():
+                popup.locator(".ticket-btn").first.click()
+    elif page.locator("#btn-pass").is_visible():
+        page.click("#btn-pass")
+    else:
+        page.locator("#take-buttons button").first.click()
+    wait_version_change(page, old)
+
+
+def mr_x_on_board(page: Any) -> int | None:
+    """The station of Mr X's pawn on the board, or None when not drawn."""
+    piece = page.locator(".piece-X")
+    if not piece.count():
+        return None
+    return int(piece.first.get_attribute("data-station"))
+
+
+def log_stations(page: Any) -> dict[int, str]:
+    """Mr X's travel log as shown: filled slot -> shown station text ('?' when hidden)."""
+    out = {}
+    for li in page.locator("#travel-log li.filled").all():
+        out[int(li.get_attribute("data-slot"))] = li.locator(".slot-st").inner_text()
+    return out

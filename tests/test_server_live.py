@@ -1,0 +1,417 @@
+"""The game server as a real uvicorn process on 127.0.0.1: hidden information never leaks to
+detective or spectator sockets nor to the logs, a SIGKILLed server resumes every game exactly,
+the example bot plays, and frame limits hold on the wire."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+from scotlandyard.move import parse_hidden
+from scotlandyard.record import Record
+from scotlandyard.server.client_example import BotError, play
+
+HUNTERS = re.compile(r"^(D[1-5]|P[1-4])$")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """``python -m scotlandyard.server`` in a subprocess on a free port."""
+
+    def __init__(self, workdir: Path, db: Path, ai_delay: float) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws = f"ws://127.0.0.1:{self.port}"
+        self.log = workdir / f"server-{self.port}.log"
+        self._out = self.log.open("wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scotlandyard.server", "--port", str(self.port),
+             "--db", str(db), "--ai-delay", str(ai_delay)],
+            cwd=workdir, stdout=self._out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()}")
+            try:
+                if httpx.get(self.base + "/api/presets", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("server did not start in 60 s")
+            time.sleep(0.1)
+
+    def create(self, **body: Any) -> dict:
+        r = httpx.post(self.base + "/api/games", json=body, timeout=10)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    def state(self, g: dict, name: str) -> dict:
+        r = httpx.get(f"{self.base}/api/games/{g['game_id']}/state",
+                      headers={"Authorization": "Bearer " + g["tokens"][name]}, timeout=10)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        for seat in body["seats"].values():
+            seat.pop("connected")
+        return body
+
+    def url(self, g: dict, name: str) -> str:
+        return f"{self.ws}/ws/{g['game_id']}?token={g['tokens'][name]}"
+
+    def kill(self) -> None:
+        self.proc.kill()  # SIGKILL: no shutdown code runs
+        self.proc.wait(10)
+        self._out.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._out.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    work = tmp_path_factory.mktemp("live")
+    srv = LiveServer(work, work / "games.sqlite3", ai_delay=0)
+    yield srv
+    srv.stop()
+
+
+# ---- the leak test ---------------------------------------------------------------------------------
+GAMES = [
+    {"preset": "classic", "detectives": 5}, {"preset": "classic", "detectives": 5},
+    {"preset": "classic", "detectives": 3}, {"preset": "classic", "detectives": 1},
+    {"preset": "classic_2p"}, {"preset": "classic", "detectives": 4, "extra_reveal": True},
+    {"preset": "classic", "detectives": 2, "extra_reveal": True},
+    {"preset": "new_edition", "detectives": 4}, {"preset": "new_edition", "detectives": 4},
+    {"preset": "new_edition", "detectives": 3}, {"preset": "new_edition", "detectives": 2},
+    {"preset": "new_edition", "detectives": 1}, {"preset": "new_edition_2p"},
+    {"preset": "new_edition", "detectives": 3, "extra_reveal": True},
+]
+
+
+async def _watch_ai_game(server: LiveServer, g: dict) -> dict[str, list[str]]:
+    """Connect the detectives', one detective's, the spectator's and Mr X's sockets, hand every
+    seat to the random AI, and collect every frame until the game ends."""
+    watchers = ["detectives", "D1", "spectator"]
+    frames: dict[str, list[str]] = {n: [] for n in [*watchers, "X"]}
+    socks = {n: await websockets.connect(server.url(g, n), max_size=2**23) for n in frames}
+
+    async def read(name: str) -> None:
+        async for text in socks[name]:
+            frames[name].append(text)
+            msg = json.loads(text)
+            if msg["type"] == "state" and msg["view"]["outcome"] is not None:
+                return
+
+    readers = [asyncio.create_task(read(n)) for n in frames]
+    for piece in g["pieces"][1:]:
+        await socks["detectives"].send(json.dumps({"type": "takeover", "piece": piece,
+                                                   "agent": "random"}))
+    # a detective tries a few things meanwhile: errors only, whatever the state
+    await socks["D1"].send(json.dumps({"type": "move", "move": "T1", "id": "probe"}))
+    await socks["D1"].send("{nope")
+    await socks["X"].send(json.dumps({"type": "takeover", "piece": "X", "agent": "random"}))
+    await asyncio.wait_for(asyncio.gather(*readers), 120)
+    for s in socks.values():
+        await s.close()
+    return frames
+
+
+def _walk(value: Any, path: str = ""):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield f"{path}.{k}", k, v
+            yield from _walk(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _walk(v, f"{path}[{i}]")
+
+
+def _check_no_leak(text: str, who: str, truth_log: list, game_id: str) -> None:
+    """One frame sent to a detective or spectator socket: Mr X's station only at reveals."""
+    msg = json.loads(text)
+    where = f"{game_id} {who}: {text[:200]}"
+    if msg["type"] != "state":
+        assert msg["type"] in ("welcome", "ack", "pong", "error"), where
+        assert not any(k in ("station", "mr_x_station", "salt", "start") for _, k, _ in _walk(msg)), where
+        return
+    view = msg["view"]
+    if view["outcome"] is not None:  # Mr X opens his log at the end
+        assert view["all_shown"] and [e["station"] for e in view["log"]] == [
+            e.station for e in truth_log], where
+        assert [(o["slot"], o["station"]) for o in msg["openings"]] == [
+            (e.slot, e.station) for e in truth_log], where
+        return
+    assert msg["openings"] is None and not view["all_shown"], where
+    log = view["log"]
+    # every key that can carry a station sits where it is checked below
+    for p, key, _ in _walk(msg):
+        if key in ("station", "mr_x_station", "salt", "start", "X"):
+            assert re.fullmatch(r"\.view\.(log\[\d+\]\.station|mr_x_station|start|tickets\.X"
+                                r"|rules\.start_deck_mr_x)", p), (p, where)
+    assert "X" not in view["start"] and "X" not in view["stations"], where
+    for e in log:
+        true = truth_log[e["slot"] - 1]
+        assert e["station"] == (true.station if true.reveal else None), where
+    last = truth_log[len(log) - 1] if log else None
+    assert view["mr_x_station"] == (last.station if last and last.reveal else None), where
+    slot = 0
+    for h in view["history"]:
+        if h["piece"] != "X" or h["move"].startswith("take:"):
+            continue
+        for _, station in parse_hidden(h["move"]):
+            slot += 1
+            true = truth_log[slot - 1]
+            assert station == (true.station if true.reveal else None), where
+    assert [c["slot"] for c in msg["commitments"]] == [e["slot"] for e in log], where
+    if who == "spectator":
+        assert view["legal_moves"] == [], where
+    for m in view["legal_moves"]:
+        piece = m.split(":")[0] if ":" in m and not m.startswith("take:") else view["to_move"]
+        assert HUNTERS.match(piece), where
+
+
+def test_no_hidden_station_reaches_detective_or_spectator_sockets_or_logs(server):
+    games = [server.create(**body) for body in GAMES]
+
+    async def run_all():
+        return await asyncio.gather(*(_watch_ai_game(server, g) for g in games))
+
+    all_frames = asyncio.run(run_all())
+    checked = 0
+    hidden_seen = 0
+    x_moves: set[str] = set()
+    for g, frames in zip(games, all_frames, strict=True):
+        r = httpx.get(f"{server.base}/api/games/{g['game_id']}/record",
+                      params={"token": g["tokens"]["X"], "format": "json"}, timeout=10)
+        record = Record.parse(r.text)
+        game = record.replay()  # the full record: every move legal in the core
+        assert game.is_over()
+        truth_log = list(game.log)
+        hidden_seen += sum(not e.reveal for e in truth_log)
+        x_moves.update(m.notation() for p, m in game.moves if p == "X" and not m.is_take)
+        for who in ("detectives", "D1", "spectator"):
+            assert frames[who], who
+            for text in frames[who]:
+                _check_no_leak(text, who, truth_log, g["game_id"])
+                checked += 1
+        final_x = json.loads(frames["X"][-1])
+        assert final_x["view"]["log"] == json.loads(frames["spectator"][-1])["view"]["log"]
+        # Mr X's socket did see his hidden stations (so the check above is not vacuous)
+        x_states = [json.loads(t) for t in frames["X"] if '"type":"state"' in t]
+        assert any(s["view"]["log"] and s["view"]["log"][-1]["station"] is not None
+                   and not s["view"]["log"][-1]["reveal"] for s in x_states)
+    assert checked > 1000 and hidden_seen > 100
+    # the server's own output: no token, no move of Mr X (no move at all is logged)
+    text = server.log.read_text()
+    assert "token=REDACTED" in text  # uvicorn did log the socket URLs, redacted
+    for g in games:
+        for tok in g["tokens"].values():
+            assert tok not in text
+        text = text.replace(g["game_id"], "GAME")
+    words = set(re.findall(r"[A-Za-z0-9+!:]+", text))
+    assert not x_moves & words
+
+
+# ---- restart after SIGKILL ----------------------------------------------------------------------------
+async def _play_moves(url: str, moves: int, rng: random.Random, pieces_filter=None) -> list[tuple[int, str]]:
+    """Make up to ``moves`` random legal moves from one socket; return (acked version, move)."""
+    done: list[tuple[int, str]] = []
+    async with websockets.connect(url, max_size=2**23) as ws:
+        await ws.recv()  # welcome
+        while len(done) < moves:
+            msg = json.loads(await ws.recv())
+            if msg["type"] != "state" or msg["view"]["outcome"] is not None:
+                if msg["type"] == "state":
+                    break
+                continue
+            legal = [m for m in msg["view"]["legal_moves"]
+                     if pieces_filter is None or pieces_filter(m)]
+            if not legal:
+                continue
+            move = rng.choice(legal)
+            await ws.send(json.dumps({"type": "move", "move": move, "id": len(done)}))
+            while True:
+                reply = json.loads(await ws.recv())
+                if reply["type"] in ("ack", "error"):
+                    break
+            assert reply["type"] == "ack", reply
+            done.append((reply["version"], move))
+    return done
+
+
+async def _alternate(server: LiveServer, g: dict, names: list[str], plies: int, seed: int) -> None:
+    """Play ``plies`` moves of a human game, the sides' sockets taking turns."""
+    rng = random.Random(seed)
+    for _ in range(plies):
+        st = server.state(g, names[0])
+        if st["view"]["outcome"] is not None:
+            return
+        for name in names:
+            if server.state(g, name)["view"]["legal_moves"]:
+                await _play_moves(server.url(g, name), 1, rng)
+                break
+
+
+async def _race(server: LiveServer, g: dict, acked: list[tuple[int, str]], stop: asyncio.Event) -> None:
+    """Two bots (Mr X and the detectives) playing as fast as they can until stopped."""
+    async def bot(name: str, rng: random.Random) -> None:
+        async with websockets.connect(server.url(g, name), max_size=2**23) as ws:
+            await ws.recv()
+            pending = None
+            async for text in ws:
+                msg = json.loads(text)
+                if msg["type"] == "ack":
+                    acked.append((msg["version"], pending))
+                    pending = None
+                elif msg["type"] == "state" and pending is None and not stop.is_set():
+                    if msg["view"]["outcome"] is not None:
+                        return
+                    if msg["view"]["legal_moves"]:
+                        pending = rng.choice(msg["view"]["legal_moves"])
+                        await ws.send(json.dumps({"type": "move", "move": pending}))
+    await asyncio.gather(bot("X", random.Random(1)), bot("detectives", random.Random(2)))
+
+
+def test_sigkilled_server_resumes_every_game_exactly(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    a = LiveServer(tmp_path, db, ai_delay=30)  # AI seats wait: nothing moves behind our back
+    try:
+        g1 = a.create(preset="classic", detectives=2)
+        g2 = a.create(preset="new_edition", detectives=2)
+        g3 = a.create(preset="classic", detectives=1, seats={"X": {"kind": "ai", "agent": "random"}})
+        g4 = a.create(preset="classic", detectives=3)
+        asyncio.run(_alternate(a, g1, ["X", "detectives"], 9, seed=1))
+        asyncio.run(_alternate(a, g2, ["X", "detectives"], 9, seed=2))
+        snaps = {gid: {n: a.state(g, n) for n in g["tokens"]}
+                 for gid, g in (("g1", g1), ("g2", g2), ("g3", g3))}
+        assert snaps["g1"]["X"]["version"] == 9 and snaps["g2"]["X"]["version"] == 9
+        assert snaps["g3"]["X"]["version"] == 0
+
+        acked: list[tuple[int, str]] = []
+
+        async def race_then_kill():
+            stop = asyncio.Event()
+            task = asyncio.create_task(_race(a, g4, acked, stop))
+            deadline = time.monotonic() + 60
+            while len(acked) < 25 and time.monotonic() < deadline and not task.done():
+                await asyncio.sleep(0.005)
+            a.kill()  # mid-game, moves in flight
+            try:
+                await asyncio.wait_for(task, 10)
+            except (ConnectionClosed, OSError, TimeoutError):
+                pass
+        asyncio.run(race_then_kill())
+    finally:
+        a.stop()
+    assert len(acked) >= 10
+    last_acked = max(v for v, _ in acked)
+
+    b = LiveServer(tmp_path, db, ai_delay=0)
+    try:
+        for gid, g in (("g1", g1), ("g2", g2)):
+            for name in g["tokens"]:
+                assert b.state(g, name) == snaps[gid][name], (gid, name)
+        # every acknowledged move survived the kill; at most the one in flight was added
+        s4 = b.state(g4, "X")
+        assert last_acked <= s4["version"] <= last_acked + 1
+        history = [h["move"] for h in s4["view"]["history"]]
+        assert history[:last_acked] == [m for _, m in sorted(acked)][:last_acked]
+        assert [c["slot"] for c in s4["commitments"]] == [e["slot"] for e in s4["view"]["log"]]
+        # the AI seat thinks again after the restart: Mr X of g3 moves by itself
+        deadline = time.monotonic() + 30
+        while b.state(g3, "D1")["version"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        s3 = b.state(g3, "D1")
+        assert s3["version"] == 1 and s3["view"]["to_move"] == "D1"
+        assert s3["seats"] == snaps["g3"]["D1"]["seats"] and len(s3["commitments"]) == 1
+        # and every game goes on
+        for g, names in ((g1, ["X", "detectives"]), (g2, ["X", "detectives"]),
+                         (g4, ["X", "detectives"]), (g3, ["D1"])):
+            before = b.state(g, "spectator")["version"]
+            if b.state(g, "spectator")["view"]["outcome"] is not None:
+                continue
+            asyncio.run(_alternate(b, g, names, 1, seed=5))
+            assert b.state(g, "spectator")["version"] > before
+    finally:
+        b.stop()
+
+
+# ---- the example bot -------------------------------------------------------------------------------
+def test_example_bot_plays_mr_x_against_ai_detectives(server):
+    g = server.create(preset="classic", detectives=2,
+                      seats={"D1": {"kind": "ai", "agent": "random"},
+                             "D2": {"kind": "ai", "agent": "random"}})
+    link = server.base + g["links"]["X"]
+    result = asyncio.run(play(link, max_moves=6, seed=3))
+    st = server.state(g, "X")
+    x_moves = [h["move"] for h in st["view"]["history"] if h["piece"] == "X"]
+    if result.outcome is None:
+        assert len(result.moves) == 6
+    assert x_moves[:len(result.moves)] == result.moves and result.moves
+    assert st["version"] >= 3 * len(result.moves) - 2
+
+
+def test_example_bot_command_line_and_refusals(server):
+    g = server.create(preset="new_edition", detectives=4,
+                      seats={p: {"kind": "ai", "agent": "random"} for p in ("D1", "D2", "D3", "D4")})
+    out = subprocess.run([sys.executable, "-m", "scotlandyard.server.client_example",
+                          server.base + g["links"]["X"], "--max-moves", "2", "--seed", "1"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("round ") == 2
+    with pytest.raises(BotError, match="bad_token|refused"):
+        asyncio.run(play(f"{server.ws}/ws/{g['game_id']}?token=wrong", max_moves=1))
+    with pytest.raises(BotError, match="invite link"):
+        asyncio.run(play("http://127.0.0.1/lobby", max_moves=1))
+
+
+# ---- limits on the wire -------------------------------------------------------------------------------
+def test_frame_limits_and_bad_token_close_codes_on_the_wire(server):
+    g = server.create(preset="classic", detectives=1)
+
+    async def go():
+        async with websockets.connect(server.url(g, "D1"), max_size=2**23) as ws:
+            await ws.recv()
+            await ws.recv()
+            await ws.send(json.dumps({"type": "ping", "pad": "x" * 5000}))
+            err = json.loads(await ws.recv())
+            assert err["code"] == "too_large"
+            await ws.send("y" * 70_000)  # far over: the connection is closed (1009)
+            with pytest.raises(ConnectionClosed) as exc:
+                await ws.recv()
+            assert exc.value.rcvd.code == 1009
+        async with websockets.connect(f"{server.ws}/ws/{g['game_id']}?token=nope") as ws:
+            err = json.loads(await ws.recv())
+            assert err["code"] == "bad_token"
+            with pytest.raises(ConnectionClosed) as exc:
+                await ws.recv()
+            assert exc.value.rcvd.code == 4401
+
+    asyncio.run(go())
+    assert server.state(g, "X")["version"] == 0

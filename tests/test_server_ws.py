@@ -1,0 +1,520 @@
+"""The game WebSocket (docs/protocol.md) through FastAPI's TestClient: messages, roles and views,
+bad input, takeover/reclaim, hotseat, AI seats, commitments, records and restarts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from scotlandyard import Game, Move
+from scotlandyard.ai import agent_names
+from scotlandyard.record import Record
+from scotlandyard.server import rooms
+from scotlandyard.server.app import create_app
+from scotlandyard.server.protocol import (
+    AckMessage,
+    ErrorMessage,
+    PongMessage,
+    StateMessage,
+    WelcomeMessage,
+)
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    with TestClient(create_app(tmp_path / "games.sqlite3", ai_delay=0)) as c:
+        yield c
+
+
+def create(client: TestClient, **body: Any) -> dict:
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def connect(client: TestClient, game: dict, name: str):
+    return client.websocket_connect(f"/ws/{game['game_id']}?token={game['tokens'][name]}")
+
+
+def recv(ws) -> dict:
+    """One frame, checked against its documented schema."""
+    msg = ws.receive_json()
+    model = {"welcome": WelcomeMessage, "state": StateMessage, "ack": AckMessage,
+             "pong": PongMessage, "error": ErrorMessage}[msg["type"]]
+    model.model_validate(msg)
+    return msg
+
+
+def until(ws, pred, limit: int = 5000) -> dict:
+    for _ in range(limit):
+        msg = recv(ws)
+        if pred(msg):
+            return msg
+    raise AssertionError("expected frame never came")
+
+
+def state_of(ws) -> dict:
+    return until(ws, lambda m: m["type"] == "state")
+
+
+class Sockets:
+    """Open sockets of a test, each closed properly (its app task ends) at the latest when the
+    test ends."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+        self.live: list[Any] = []
+
+    def open(self, game: dict, name: str) -> tuple[Any, dict, dict]:
+        """Connect with ``name``'s token: (socket, welcome, first state)."""
+        ws = connect(self.client, game, name).__enter__()
+        self.live.append(ws)
+        welcome = recv(ws)
+        assert welcome["type"] == "welcome"
+        return ws, welcome, state_of(ws)
+
+    def close(self, ws: Any) -> None:
+        """Leave (the server sees the socket close)."""
+        self.live.remove(ws)
+        ws.__exit__(None, None, None)
+
+    def close_all(self) -> None:
+        for ws in list(self.live):
+            self.close(ws)
+
+
+@pytest.fixture
+def socks(client):
+    s = Sockets(client)
+    yield s
+    s.close_all()
+
+
+def rest_state(client, game, name="X") -> dict:
+    r = client.get(f"/api/games/{game['game_id']}/state", params={"token": game["tokens"][name]})
+    assert r.status_code == 200
+    body = r.json()
+    for s in body["seats"].values():
+        s.pop("connected")
+    return body
+
+
+def numbers(message: str, quoted: str) -> set[int]:
+    """The whole numbers in an error message, leaving out the client's own move text."""
+    return {int(n) for n in re.findall(r"\d+", message.replace(quoted, " "))}
+
+
+def send(ws, **msg) -> None:
+    ws.send_text(json.dumps(msg))
+
+
+# ---- roles and views ----------------------------------------------------------------------------------
+def test_welcome_roles_pieces_and_views_per_token(client):
+    g = create(client, detectives=3, hotseat=True)
+    expect = {"X": ("mr_x", ["X"], "X"), "detectives": ("detectives", ["D1", "D2", "D3"], "D1"),
+              "D2": ("detectives", ["D2"], "D2"), "spectator": ("spectator", [], "spectator"),
+              "all": ("hotseat", ["X", "D1", "D2", "D3"], "X")}
+    for name, (role, pieces, viewer) in expect.items():
+        with connect(client, g, name) as ws:
+            welcome = recv(ws)
+            assert welcome == {"type": "welcome", "game_id": g["game_id"], "pieces": pieces,
+                               "role": role, "token_name": name}
+            st = state_of(ws)
+            assert st["view"]["viewer"] == viewer and st["version"] == 0
+            assert st["seats"][pieces[0] if pieces else "X"]["connected"] is bool(pieces)
+            if viewer == "X":
+                assert st["view"]["mr_x_station"] is not None and st["view"]["legal_moves"]
+            else:
+                assert st["view"]["mr_x_station"] is None and st["view"]["legal_moves"] == []
+                assert "X" not in st["view"]["start"]
+
+
+def test_move_is_acked_then_broadcast_to_every_connection(client, socks):
+    g = create(client, detectives=2)
+    wx, _, sx = socks.open(g, "X")
+    wd, _, sd = socks.open(g, "detectives")
+    ws_, _, _ = socks.open(g, "spectator")
+    state_of(wx)  # the seat change when the detectives connected
+    move = next(m for m in sx["view"]["legal_moves"] if "+" not in m and "K" not in m)
+    send(wx, type="move", move=move, id="c1")
+    assert recv(wx) == {"type": "ack", "id": "c1", "version": 1}
+    after_x = state_of(wx)
+    assert after_x["version"] == 1 and after_x["view"]["mr_x_station"] == int(move[1:])
+    for ws in (wd, ws_):
+        st = until(ws, lambda m: m["type"] == "state" and m["version"] == 1)
+        assert st["view"]["log"][0]["station"] is None and st["view"]["log"][0]["ticket"] in (
+            "taxi", "bus", "underground")
+        assert st["view"]["history"] == [{"piece": "X", "round": 1, "move": f"{move[0]}?"}]
+        assert st["view"]["mr_x_station"] is None
+        assert [c["slot"] for c in st["commitments"]] == [1] and st["openings"] is None
+
+
+def test_rejoin_with_same_token_gets_same_seat_and_fresh_state(client):
+    g = create(client, detectives=1)
+    with connect(client, g, "X") as ws:
+        recv(ws)
+        st = state_of(ws)
+        send(ws, type="move", move=st["view"]["legal_moves"][0], id=1)
+        until(ws, lambda m: m["type"] == "ack")
+    with connect(client, g, "X") as ws:
+        welcome = recv(ws)
+        st = state_of(ws)
+        assert welcome["pieces"] == ["X"] and st["version"] == 1 and st["view"]["viewer"] == "X"
+        assert st["seats"]["X"]["connected"] is True and len(st["commitments"]) == 1
+
+
+# ---- bad input ------------------------------------------------------------------------------------------
+def test_bad_frames_get_clear_errors_and_change_nothing(client, socks):
+    g = create(client, detectives=2)
+    wx, _, sx = socks.open(g, "X")
+    wd, _, _ = socks.open(g, "D1")
+    wsp, _, _ = socks.open(g, "spectator")
+    before = rest_state(client, g)
+    cases = [
+        (wx, "{not json", "bad_json"),
+        (wx, "[1, 2]", "bad_message"),
+        (wx, json.dumps({"move": "T1"}), "bad_message"),
+        (wx, json.dumps({"type": "dance", "id": "z"}), "unknown_type"),
+        (wx, json.dumps({"type": "move", "id": "a"}), "bad_message"),
+        (wx, json.dumps({"type": "move", "move": 92}), "bad_message"),
+        (wx, json.dumps({"type": "move", "move": "T92", "extra": 1}), "bad_message"),
+        (wx, json.dumps({"type": "takeover", "piece": "Z9", "agent": "random"}), "bad_message"),
+        (wx, json.dumps({"type": "move", "move": "hello"}), "illegal_move"),
+        (wx, json.dumps({"type": "move", "move": "T?"}), "illegal_move"),
+        (wx, json.dumps({"type": "move", "move": "pass", "id": 7}), "illegal_move"),
+        (wx, json.dumps({"type": "move", "move": "U199"}), "illegal_move"),
+        (wx, json.dumps({"type": "move", "move": "D1:T1"}), "not_your_turn"),
+        (wd, json.dumps({"type": "move", "move": sx["view"]["legal_moves"][0]}), "not_your_turn"),
+        (wd, json.dumps({"type": "move", "move": "pass"}), "not_your_turn"),
+        (wsp, json.dumps({"type": "move", "move": "T1"}), "not_your_turn"),
+        (wx, json.dumps({"type": "move", "move": "T1", "pad": "x" * 5000}), "too_large"),
+        (wx, "€" * 1400, "too_large"),  # 4200 bytes though 1400 characters
+    ]
+    for ws, frame, code in cases:
+        ws.send_text(frame)
+        err = until(ws, lambda m: m["type"] == "error")
+        assert err["code"] == code, (frame[:60], err)
+        assert err["message"]
+    wx.send_bytes(b'{"type": "ping"}')
+    assert until(wx, lambda m: m["type"] == "error")["code"] == "bad_message"
+    send(wx, type="move", move="pass", id="keep-me")
+    err = until(wx, lambda m: m["type"] == "error")
+    assert err["id"] == "keep-me" and "R-MOVE-2" in err["message"]
+    assert rest_state(client, g) == before
+
+
+def test_detective_errors_never_depend_on_mr_x_station(client, socks):
+    g = create(client, detectives=1, seed=3)
+    wx, _, sx = socks.open(g, "X")
+    x_at = sx["view"]["mr_x_station"]
+    wd, _, sd = socks.open(g, "D1")
+    # moves aimed at Mr X's true station while he is to move: refused, his station not named
+    for text in (f"T{x_at}", f"B{x_at}", f"U{x_at}", f"K{x_at}", f"X:T{x_at}"):
+        send(wd, type="move", move=text)
+        err = until(wd, lambda m: m["type"] == "error")
+        assert err["code"] == "not_your_turn" and x_at not in numbers(err["message"], text)
+    move = sx["view"]["legal_moves"][0]
+    send(wx, type="move", move=move, id=1)
+    until(wx, lambda m: m["type"] == "ack")
+    x_now = Move.parse(move).destination
+    st = until(wd, lambda m: m["type"] == "state" and m["version"] == 1)
+    # the same refusals with Mr X put on another possible station: word for word the same
+    truth = Record.parse(client.get(f"/api/games/{g['game_id']}/record",
+                                    params={"token": g["tokens"]["X"]}).text).replay()
+    view = truth.view("D1")
+    other = Game.from_view(view, mr_x=next(s for s in sorted(view.possible) if s != x_now))
+    for text in (f"T{x_now}", f"B{x_now}", f"U{x_now}", f"K{x_now}", f"T{x_now}+T1", "pass"):
+        if text in st["view"]["legal_moves"]:
+            continue  # a detective may move there (and would catch him): not an error
+        send(wd, type="move", move=text)
+        err = until(wd, lambda m: m["type"] == "error")
+        assert err["code"] == "illegal_move"
+        assert err["message"] == other.why_illegal(Move.parse(text)), err
+
+
+@pytest.mark.parametrize("query", ["", "?token=", "?token=wrong", "?token=OTHER"])
+def test_bad_token_is_refused_and_closed_4401(client, query):
+    g, other = create(client), create(client)
+    query = query.replace("OTHER", other["tokens"]["X"])
+    with client.websocket_connect(f"/ws/{g['game_id']}{query}") as ws:
+        err = recv(ws)
+        assert err["type"] == "error" and err["code"] == "bad_token"
+        with pytest.raises(WebSocketDisconnect) as exc:
+            ws.receive_json()
+        assert exc.value.code == 4401
+
+
+def test_unknown_game_is_bad_token(client):
+    g = create(client)
+    with client.websocket_connect(f"/ws/nosuchgame?token={g['tokens']['X']}") as ws:
+        err = recv(ws)
+        assert err["code"] == "bad_token" and "no game" in err["message"]
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_json()
+
+
+def test_rate_limit_drops_floods_then_disconnects(client):
+    g = create(client, detectives=1)
+    with connect(client, g, "spectator") as ws:
+        recv(ws)
+        state_of(ws)
+        for i in range(100):
+            send(ws, type="ping", id=i)
+        time.sleep(0.3)  # the bucket refills at 20 messages a second
+        send(ws, type="sync", id="last")
+        frames = []
+        while not frames or frames[-1]["type"] != "state":
+            frames.append(recv(ws))
+        pongs = [f for f in frames if f["type"] == "pong"]
+        limited = [f for f in frames if f["type"] == "error"]
+        assert limited and all(f["code"] == "rate_limited" for f in limited)
+        assert 40 <= len(pongs) < 100
+    with connect(client, g, "spectator") as ws:
+        recv(ws)
+        state_of(ws)
+        with pytest.raises(WebSocketDisconnect) as exc:
+            for i in range(400):
+                send(ws, type="ping", id=i)
+            while True:
+                ws.receive_json()
+        assert exc.value.code == 1008
+
+
+def test_game_over_refuses_moves(client):
+    g = create(client, detectives=2, seats={p: {"kind": "ai", "agent": "random"}
+                                           for p in ("X", "D1", "D2")})
+    with connect(client, g, "detectives") as ws:
+        recv(ws)
+        final = until(ws, lambda m: m["type"] == "state" and m["view"]["outcome"] is not None)
+        assert final["view"]["all_shown"] is True and final["openings"] is not None
+        send(ws, type="move", move="T1", id="late")
+        err = until(ws, lambda m: m["type"] == "error")
+        assert err["code"] == "game_over" and err["id"] == "late"
+
+
+# ---- seats ------------------------------------------------------------------------------------------------
+def test_takeover_and_reclaim_rules(client, monkeypatch, socks):
+    g = create(client, detectives=2)
+    wd1, _, _ = socks.open(g, "D1")
+    wd2, _, _ = socks.open(g, "D2")
+    wx, _, sx = socks.open(g, "X")
+    wsp, _, _ = socks.open(g, "spectator")
+
+    def ask(ws, **msg):
+        send(ws, type="ping", id="settle")  # read what is queued so far
+        until(ws, lambda m: m["type"] == "pong")
+        send(ws, **msg)
+        return until(ws, lambda m: m["type"] in ("error", "state"))
+
+    assert ask(wd2, type="takeover", piece="D1", agent="random")["code"] == "not_allowed"  # D1 here
+    assert ask(wx, type="takeover", piece="D1", agent="random")["code"] == "not_allowed"   # other side
+    assert ask(wsp, type="takeover", piece="D1", agent="random")["code"] == "not_allowed"
+    assert ask(wd2, type="takeover", piece="X", agent="random")["code"] == "not_allowed"   # X < 60 s away
+    assert ask(wd2, type="takeover", piece="D2", agent="nonsense")["code"] == "bad_message"
+    assert ask(wd2, type="reclaim", piece="D2")["code"] == "not_allowed"  # already human
+    assert ask(wd2, type="reclaim", piece="D1")["code"] == "not_allowed"  # not its seat
+    socks.close(wd1)
+    st = until(wd2, lambda m: m["type"] == "state" and not m["seats"]["D1"]["connected"])
+    assert st["seats"]["D1"]["kind"] == "human"
+    st = ask(wd2, type="takeover", piece="D1", agent="random")
+    assert st["seats"]["D1"] == {"kind": "ai", "agent": "random", "connected": False,
+                                 "note": "taken over by the AI"}
+    # Mr X moves; the AI now plays D1 at once, then it is D2's (human) turn
+    send(wx, type="move", move=sx["view"]["legal_moves"][0], id=1)
+    st = until(wd2, lambda m: m["type"] == "state" and m["version"] == 2)
+    assert st["view"]["to_move"] == "D2" and st["view"]["history"][1]["piece"] == "D1"
+    # the D1 token takes its seat back
+    wd1, _, _ = socks.open(g, "D1")
+    st = ask(wd1, type="reclaim", piece="D1")
+    assert st["seats"]["D1"]["kind"] == "human" and st["seats"]["D1"]["connected"]
+    # Mr X leaves; after 60 s (here: 0) a detective may give his seat to the AI
+    socks.close(wx)
+    monkeypatch.setattr(rooms, "X_ABSENT_SECONDS", 0.0)
+    st = ask(wd2, type="takeover", piece="X", agent="random")
+    assert st["type"] == "state" and st["seats"]["X"]["kind"] == "ai"
+    assert rest_state(client, g, "D1")["seats"]["X"]["kind"] == "ai"  # stored
+
+
+def test_ai_seat_takes_over_a_human_seat_moving_now(client):
+    g = create(client, detectives=1)
+    with connect(client, g, "X") as ws:
+        recv(ws)
+        state_of(ws)
+        send(ws, type="takeover", piece="X", agent="random")
+        st = until(ws, lambda m: m["type"] == "state" and m["version"] >= 1)
+        assert st["seats"]["X"]["kind"] == "ai" and st["view"]["history"][0]["piece"] == "X"
+        send(ws, type="move", move="T1")
+        err = until(ws, lambda m: m["type"] == "error")
+        assert err["code"] in ("not_your_turn", "game_over")
+
+
+def test_unregistered_level_falls_back_to_random_with_note(client):
+    missing = [lvl for lvl in rooms.LEVELS if lvl not in agent_names()]
+    level = missing[0] if missing else "random"
+    g = create(client, detectives=1, seats={"D1": {"kind": "ai", "agent": level}})
+    seat = g["seats"]["D1"]
+    assert seat["agent"] == level
+    if missing:
+        assert seat["note"] == f"{level} is not available on this server; random plays instead"
+    else:
+        assert seat["note"] is None
+    with connect(client, g, "X") as ws:  # whatever plays, it plays legally
+        recv(ws)
+        st = state_of(ws)
+        send(ws, type="move", move=st["view"]["legal_moves"][0], id=1)
+        st = until(ws, lambda m: m["type"] == "state" and m["version"] == 2)
+        assert st["view"]["to_move"] in ("X", None)
+
+
+# ---- editions and hotseat ----------------------------------------------------------------------------
+def test_free_order_moves_name_their_piece_r_order_free(client, socks):
+    g = create(client, preset="new_edition", detectives=3, seed=11)
+    wx, _, sx = socks.open(g, "X")
+    wd, _, _ = socks.open(g, "detectives")
+    wd1, _, _ = socks.open(g, "D1")
+    send(wx, type="move", move=sx["view"]["legal_moves"][0], id=1)
+    st = until(wd, lambda m: m["type"] == "state" and m["version"] == 1)
+    assert st["view"]["pieces_to_move"] == ["D1", "D2", "D3", "P1"]
+    d3 = next(m for m in st["view"]["legal_moves"] if m.startswith("D3:"))
+    d2 = next(m for m in st["view"]["legal_moves"] if m.startswith("D2:"))
+    send(wd1, type="move", move=d2, id="x")  # a D1 token does not play D2
+    assert until(wd1, lambda m: m["type"] == "error")["code"] == "not_your_turn"
+    send(wd, type="move", move=d3, id="y")  # D3 before D1: allowed in the new edition
+    assert until(wd, lambda m: m["type"] in ("ack", "error")) == {"type": "ack", "id": "y", "version": 2}
+    st = until(wd1, lambda m: m["type"] == "state" and m["version"] == 2)
+    assert st["view"]["pieces_to_move"] == ["D1", "D2", "P1"]
+
+
+def test_hotseat_token_shows_mr_x_only_on_his_turn(client):
+    g = create(client, detectives=1, hotseat=True, seed=9)
+    with connect(client, g, "all") as ws:
+        assert recv(ws)["role"] == "hotseat"
+        st = state_of(ws)
+        assert st["view"]["viewer"] == "X" and st["view"]["mr_x_station"] is not None
+        send(ws, type="move", move=st["view"]["legal_moves"][0], id=1)
+        until(ws, lambda m: m["type"] == "ack")
+        st = state_of(ws)
+        assert st["view"]["viewer"] == "D1" and st["view"]["side"] == "detectives"
+        if not st["view"]["log"][0]["reveal"]:
+            assert st["view"]["mr_x_station"] is None and st["view"]["log"][0]["station"] is None
+        send(ws, type="move", move=st["view"]["legal_moves"][0], id=2)
+        until(ws, lambda m: m["type"] == "ack")
+        st = state_of(ws)
+        assert st["view"]["viewer"] == "X" or st["view"]["outcome"] is not None
+
+
+def test_extra_reveal_take_moves_work_over_the_socket_r_var_extra_reveal(client, socks):
+    g = create(client, detectives=2, extra_reveal=True, seed=4)
+    wx, _, sx = socks.open(g, "X")
+    wd, _, _ = socks.open(g, "detectives")
+    reveal = next(m for m in sx["view"]["legal_moves"] if m.endswith("!"))
+    send(wx, type="move", move=reveal, id="r")
+    until(wx, lambda m: m["type"] == "ack")
+    st = state_of(wx)
+    assert st["view"]["pending_take"] == "D1"
+    dst = until(wd, lambda m: m["type"] == "state" and m["version"] == 1)
+    assert dst["view"]["mr_x_station"] == int(reveal[1:-1])  # he showed himself
+    send(wx, type="move", move="take:D1:B", id="t1")
+    until(wx, lambda m: m["type"] == "ack")
+    st = state_of(wx)
+    assert st["view"]["pending_take"] == "D2" and st["view"]["tickets"]["D1"]["bus"] == 7
+    socks.close(wx)
+
+
+# ---- commitments, records, AI games ------------------------------------------------------------------
+def _play_out(client, socks, g, names) -> tuple[list[dict], dict]:
+    """Play a game with random legal moves from the sockets of ``names``; return every state
+    frame the first socket saw and the final state."""
+    rng = random.Random(1)
+    opened = {n: socks.open(g, n)[0] for n in names}
+    seen: list[dict] = []
+    watcher = opened[names[0]]
+    st = rest_state(client, g, names[0])
+    while st["view"]["outcome"] is None:
+        for name, ws in opened.items():
+            view = rest_state(client, g, name)["view"]
+            if view["legal_moves"]:
+                send(ws, type="move", move=rng.choice(view["legal_moves"]), id=name)
+                assert until(ws, lambda m: m["type"] in ("ack", "error"))["type"] == "ack"
+                break
+        st = until(watcher, lambda m: m["type"] == "state" and m["version"] == len(seen) + 1)
+        seen.append(st)
+    return seen, st
+
+
+def test_commitments_match_openings_and_the_true_log(client, socks):
+    g = create(client, detectives=2, seed=21)
+    states, final = _play_out(client, socks, g, ["detectives", "X"])
+    published: dict[int, str] = {}
+    for st in states:
+        for c in st["commitments"]:
+            assert published.setdefault(c["slot"], c["hash"]) == c["hash"]  # never changes
+        if st["view"]["outcome"] is None:
+            assert st["openings"] is None
+            assert [c["slot"] for c in st["commitments"]] == [e["slot"] for e in st["view"]["log"]]
+    openings = final["openings"]
+    assert [o["slot"] for o in openings] == sorted(published)
+    true_log = Record.parse(client.get(f"/api/games/{g['game_id']}/record",
+                                       params={"token": g["tokens"]["D1"]}).text).replay().log
+    assert [(e.slot, e.station) for e in true_log] == [(o["slot"], o["station"]) for o in openings]
+    for o in openings:
+        digest = hashlib.sha256(f"{g['game_id']}:{o['slot']}:{o['station']}:{o['salt']}".encode())
+        assert digest.hexdigest() == published[o["slot"]]
+        assert len(o["salt"]) == 32
+    assert len({o["salt"] for o in openings}) == len(openings)
+
+
+def test_record_after_the_end_is_full_for_everyone(client):
+    g = create(client, detectives=1, seats={"X": {"kind": "ai", "agent": "random"},
+                                           "D1": {"kind": "ai", "agent": "random"}})
+    with connect(client, g, "spectator") as ws:
+        recv(ws)
+        until(ws, lambda m: m["type"] == "state" and m["view"]["outcome"] is not None)
+    texts = {n: client.get(f"/api/games/{g['game_id']}/record",
+                           params={"token": g["tokens"][n], "format": "json"}).text
+             for n in ("X", "D1", "spectator")}
+    recs = {n: Record.parse(t) for n, t in texts.items()}
+    assert all(not r.hidden for r in recs.values())
+    game = recs["spectator"].replay()
+    assert game.is_over() and recs["X"].moves == recs["spectator"].moves
+    assert recs["X"].players == {"X": "AI (random)", "D1": "AI (random)"}
+
+
+def test_restart_on_same_database_continues_identically(tmp_path):
+    db = tmp_path / "r.sqlite3"
+    with TestClient(create_app(db, ai_delay=0)) as c:
+        g = create(c, preset="new_edition", detectives=2, seed=8,
+                   seats={"P1": {"kind": "ai", "agent": "random"}})
+        rng = random.Random(2)
+        socks = Sockets(c)
+        wx, _, _ = socks.open(g, "X")
+        wd, _, _ = socks.open(g, "detectives")
+        for _ in range(12):
+            for ws, name in ((wx, "X"), (wd, "detectives")):
+                view = rest_state(c, g, name)["view"]
+                mine = [m for m in view["legal_moves"] if not m.startswith("P1:")]
+                if mine and view["outcome"] is None:
+                    send(ws, type="move", move=rng.choice(mine), id=1)
+                    until(ws, lambda m: m["type"] in ("ack", "error"))
+        socks.close_all()
+        before = {n: rest_state(c, g, n) for n in g["tokens"]}
+    assert before["X"]["version"] > 5
+    with TestClient(create_app(db, ai_delay=0)) as c:
+        after = {n: rest_state(c, g, n) for n in g["tokens"]}
+        assert after == before
+        if after["X"]["view"]["outcome"] is None:
+            name = "X" if after["X"]["view"]["legal_moves"] else "detectives"
+            with connect(c, g, name) as ws:
+                recv(ws)
+                st = state_of(ws)
+                send(ws, type="move", move=st["view"]["legal_moves"][0], id="next")
+                assert until(ws, lambda m: m["type"] in ("ack", "error"))["type"] == "ack"
