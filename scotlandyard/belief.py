@@ -111,6 +111,29 @@ def possible_bits(view: PlayerView) -> int:
     return belief
 
 
+def possible_history(view: PlayerView) -> list[tuple[int, int, frozenset[int]]]:
+    """What the detectives thought, slot by slot: ``(slot, round, possible stations)`` right
+    after each step of Mr X's log, from public facts only (for the end-of-game picture of Mr X's
+    true path over the stations the detectives thought possible)."""
+    board = london(view.rules.board)
+    belief = _set_to_bits(view.start_candidates)
+    rounds = {e.slot: e.round for e in view.log}
+    out: list[tuple[int, int, frozenset[int]]] = []
+    for kind, data in _replay(view):
+        if kind == "land":
+            belief &= ~(1 << data)  # type: ignore[operator]
+            continue
+        ev: _Event = data  # type: ignore[assignment]
+        for k, (t, station, reveal) in enumerate(ev.steps):
+            if reveal:
+                belief = 1 << station  # type: ignore[operator]
+            else:
+                belief = board.expand(belief, 4 if t == BLACK else int(t)) & ~ev.occ
+            slot = ev.first_slot + k
+            out.append((slot, rounds.get(slot, 0), bits_to_set(belief)))
+    return out
+
+
 def possible_locations(view: PlayerView) -> frozenset[int]:
     """Every station Mr X may be on, computed from the view's public facts alone."""
     return bits_to_set(possible_bits(view))

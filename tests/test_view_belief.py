@@ -266,3 +266,16 @@ def test_board_unchanged_by_views() -> None:
     g.view("D1").to_dict()
     assert [list(x) for x in london().neighbours[0][:5]] == before
     assert Move.parse("T1").to == 1
+
+
+def test_possible_history_slot_by_slot_holds_the_true_path() -> None:
+    from scotlandyard.belief import possible_history
+
+    for name in ("classic5", "new2", "classic_extra_reveal"):
+        g = random_game(ALL_RULES[name](), seed=21)
+        hist = possible_history(g.view("spectator"))
+        assert [h[0] for h in hist] == [e.slot for e in g.log]
+        for (slot, rnd, poss), entry in zip(hist, g.log, strict=True):
+            assert entry.station in poss and rnd == entry.round and slot == entry.slot
+            if entry.reveal:
+                assert poss == {entry.station}
