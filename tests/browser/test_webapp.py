@@ -421,3 +421,117 @@ def test_seal_check_uses_sha256_like_python(server: str, new_page: Any) -> None:
             return [good.ok, bad.ok, bad.problems];
         }""")
     assert result == [True, False, [{"slot": 1, "why": "hash"}]]
+
+
+def test_move_picker_offers_exactly_the_core_legal_moves(server: str, new_page: Any) -> None:
+    """The page's click-to-move grouping (notation.js) against the engine's legal moves."""
+    from scotlandyard import Game, Rules, Ticket
+
+    page = new_page()
+    page.goto(server + "/rules")
+    page.wait_for_selector(".rules-page")
+    game = Game.new(Rules.classic(detectives=2), seed=1)
+    legal = game.legal_moves()
+    got = page.evaluate(
+        """async (legal) => {
+            const { MovePicker } = await import('/static/js/notation.js');
+            const p = new MovePicker(legal, ['X'], 'X');
+            const out = {plain: Object.fromEntries(p.options())};
+            p.black = true;
+            out.black = Object.fromEntries(p.options());
+            p.black = false;
+            p.double = true;
+            out.firsts = p.destinations();
+            out.played = [];
+            for (const black1 of [false, true]) {
+              p.black = black1;
+              for (const a of p.destinations()) {
+                for (const t1 of p.options().get(a)) {
+                  p.black = black1;
+                  p.choose(a, t1);
+                  for (const black2 of [false, true]) {
+                    p.black = black2;
+                    for (const b of p.destinations()) {
+                      for (const t2 of p.options().get(b)) out.played.push(p.choose(b, t2).move);
+                    }
+                  }
+                  p.back();
+                  p.black = black1;
+                }
+              }
+            }
+            return out;
+        }""", [m.notation() for m in legal])
+    names = {Ticket.TAXI: "taxi", Ticket.BUS: "bus", Ticket.UNDERGROUND: "underground", Ticket.BLACK: "black"}
+    singles: dict[int, set[str]] = {}
+    for m in legal:
+        if not m.is_double:
+            singles.setdefault(m.to, set()).add(names[m.ticket])
+    plain = {str(s): sorted(t - {"black"} or t) for s, t in singles.items()}
+    black = {str(s): ["black"] for s, t in singles.items() if "black" in t}
+    assert {k: sorted(v) for k, v in got["plain"].items()} == plain
+    assert got["black"] == black
+    assert got["firsts"] == sorted({m.to for m in legal if m.is_double})
+    # every double move can be made by clicks (black toggled per step), and nothing else
+    assert sorted(set(got["played"])) == sorted(m.notation() for m in legal if m.is_double)
+    # free order: the pieces that can move, and only the pieces this player owns
+    game = Game.new(Rules.new_edition(detectives=2), seed=2)
+    game.push(game.legal_moves()[0])
+    hunters = [m.notation() for m in game.legal_moves()]
+    pieces = page.evaluate(
+        """async (legal) => {
+            const { MovePicker } = await import('/static/js/notation.js');
+            const all = new MovePicker(legal, ['D1', 'D2', 'P1', 'P2'], null);
+            const mine = new MovePicker(legal, ['D2'], null);
+            return [all.pieces(), mine.pieces(), mine.destinations().length > 0, all.freeOrder];
+        }""", hunters)
+    assert set(pieces[0]) == {h.split(":")[0] for h in hunters}
+    assert pieces[1] == ["D2"] and pieces[2] and pieces[3]
+
+
+def test_heat_map_and_replay_shading_draw_the_server_fields(server: str, new_page: Any) -> None:
+    """`probability` and `possible_history` (optional state fields, docs/webapp.md): the page
+    draws exactly what it is sent. The real server's frames pass through a WebSocket route that
+    adds the two fields."""
+    game = create_game(server, preset="classic", detectives=1, seed=13, seats={"X": AI})
+    page = new_page()
+    sent: dict[str, Any] = {}
+
+    def add_fields(text: str | bytes) -> str | bytes:
+        msg = json.loads(text)
+        if msg.get("type") == "state":
+            possible = msg["view"]["possible"]
+            # weights grow with the station number: the highest possible station is likeliest
+            msg["probability"] = {str(s): (i + 1) / 1000 for i, s in enumerate(possible)}
+            if msg["view"]["outcome"]:  # the shape of scotlandyard.belief.possible_history
+                msg["possible_history"] = [{"slot": e["slot"], "round": e["round"], "possible": [e["slot"]]}
+                                           for e in msg["view"]["log"]]
+            sent["probability"] = msg["probability"]
+        return json.dumps(msg)
+
+    def route(ws: Any) -> None:
+        upstream = ws.connect_to_server()
+        upstream.on_message(lambda m: ws.send(add_fields(m)))
+        ws.on_message(lambda m: upstream.send(m))
+
+    page.route_web_socket(re.compile(r".*/ws/.*"), route)
+    page.goto(server + game["links"]["detectives"])
+    assert wait_turn_or_over(page) == "mine"
+    assert page.is_enabled("#tg-heat") and page.is_hidden("#heat-missing")
+    page.check("#tg-heat")
+    heat = page.locator(".layer-underlay .heat")
+    radii = {int(c.get_attribute("data-station")): float(c.get_attribute("r")) for c in heat.all()}
+    assert sorted(radii) == sorted(int(s) for s in sent["probability"])
+    assert len(radii) == int(page.inner_text("#possible-count"))
+    assert max(radii, key=radii.get) == max(radii)
+    page.uncheck("#tg-heat")
+    assert heat.count() == 0
+    while wait_turn_or_over(page) == "mine":
+        play_first_legal(page)
+    page.click("#replay-first")
+    for step in range(5):
+        if step:
+            page.click("#replay-next")
+        slots = page.locator(".mrx-path-label").count()  # Mr X's log slots filled so far
+        stations = [int(c.get_attribute("data-station")) for c in page.locator(".layer-underlay .possible").all()]
+        assert stations == ([slots] if slots else [])

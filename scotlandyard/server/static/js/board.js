@@ -75,6 +75,8 @@ export class BoardView {
     this.underlay = el("g", { class: "layer-underlay" }, this.root);
     this.lines = el("g", { class: "layer-lines" }, this.root);
     this.drawLines();
+    const name = el("text", { x: this.width - 16, y: this.height - 14, class: "map-name" }, this.root);
+    name.textContent = "LONDON";
     this.pathLayer = el("g", { class: "layer-path" }, this.root);
     this.stationsLayer = el("g", { class: "layer-stations" }, this.root);
     this.drawStations();

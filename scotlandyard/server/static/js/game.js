@@ -3,7 +3,7 @@
 
 import { GameSocket, getBoard, recordUrl } from "./api.js";
 import { BoardView, PIECE_COLOURS, pieceName } from "./board.js";
-import { applyI18n, onLanguageChange, t } from "./i18n.js";
+import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
 import { verifyOpenings } from "./verify.js";
 
@@ -146,8 +146,7 @@ export class GamePage {
 
   errorText(msg) {
     const key = `error.${msg.code}`;
-    const text = t(key);
-    const base = text === key ? t("error.unknown") : text;
+    const base = has(key) ? t(key) : t("error.unknown");
     return msg.message ? `${base} (${msg.message})` : base;
   }
 
@@ -222,6 +221,10 @@ export class GamePage {
   // ---- drawing the state ------------------------------------------------------------------
   show(msg) {
     const first = this.msg === null;
+    if (msg.view.outcome && this.covered) { // the game ended: nothing is secret any more
+      this.covered = null;
+      $(this.root, "#cover").hidden = true;
+    }
     this.msg = msg;
     this.shownSide = msg.view.side;
     this.root.dataset.side = msg.view.side;
@@ -480,21 +483,29 @@ export class GamePage {
     this.board.setPath([view.start.X, ...log.map((e) => e.station)], ["", ...log.map((e) => String(e.slot))]);
     this.board.setTargets([]);
     const hist = this.possibleHistory();
-    const possible = hist ? hist.get(slots) : null;
+    const possible = hist ? (hist.byPly.get(step) ?? hist.bySlot.get(slots) ?? null) : null;
     this.board.setShading(possible || null, null);
     this.root.dataset.replayStep = String(step);
   }
 
-  /** The possible sets after each log slot (0 = start), when the server sends them. */
+  /**
+   * What the detectives thought possible, when the server sends `possible_history`: either per
+   * log slot, [{slot, round, possible}] (scotlandyard.belief.possible_history), or per move of
+   * the history, a list of station lists (index 0: before the first move) or [{ply, possible}].
+   */
   possibleHistory() {
     const raw = this.msg.possible_history ?? this.msg.view.possible_history;
     if (!Array.isArray(raw)) return null;
-    const out = new Map();
+    const bySlot = new Map();
+    const byPly = new Map();
     raw.forEach((entry, i) => {
-      if (Array.isArray(entry)) out.set(i, entry);
-      else if (entry && Array.isArray(entry.possible)) out.set(entry.slot ?? i, entry.possible);
+      if (Array.isArray(entry)) byPly.set(i, entry);
+      else if (entry && Array.isArray(entry.possible)) {
+        if (entry.slot != null) bySlot.set(entry.slot, entry.possible);
+        else byPly.set(entry.ply ?? i, entry.possible);
+      }
     });
-    return out;
+    return { bySlot, byPly };
   }
 
   /** The probability map {station: p} when the server sends it (state or view). */
