@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 from collections.abc import Sequence
@@ -364,6 +365,23 @@ def test_agent_options_reach_the_factory_and_refusals_are_clear(
                                          r"\(width=2\).*width"):
         run_arena(ArenaConfig(detectives="test-opts", detectives_options={"width": 2}, games=1),
                   tmp_path / "b", progress=False)
+
+
+def test_a_game_failing_in_a_worker_stops_the_run_with_a_clear_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = os.getpid()
+
+    def factory(side=None, **_):  # type: ignore[no-untyped-def]
+        if os.getpid() != parent:
+            raise RuntimeError("no model file in this process")
+        return RandomAgent()
+
+    monkeypatch.setitem(ai_base._REGISTRY, "test-parent-only", factory)
+    with pytest.raises(ArenaError, match=r"game \d+ failed in a worker \(ArenaError: cannot make "
+                                         r"the Mr X agent 'test-parent-only'.*no model file"):
+        run_arena(ArenaConfig(mr_x="test-parent-only", games=4, workers=2), tmp_path,
+                  progress=False)
+    assert json.loads((tmp_path / "results.json").read_text())["games_recorded"] == 0
 
 
 def test_missing_ray_gives_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -372,27 +372,37 @@ def _run_local(config: ArenaConfig, todo: list[int]) -> Iterator[_Played | None]
                                   mp_context=multiprocessing.get_context(),
                                   initializer=_init_worker, initargs=(config,))
     queue = iter(todo)
-    pending: set[cf.Future] = set()
+    pending: dict[cf.Future, int] = {}
     try:
         for i in queue:
-            pending.add(pool.submit(_worker_play, i))
+            pending[pool.submit(_worker_play, i)] = i
             if len(pending) >= 4 * config.workers:
                 break
         yield None
         while pending:
-            done, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+            done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
             for fut in done:
+                index = pending.pop(fut)
                 try:
                     played = fut.result()
                 except cf.process.BrokenProcessPool as exc:
                     raise ArenaError(f"a worker process died ({exc}); the games recorded so far "
                                      "are kept, run again to resume") from None
+                except Exception as exc:
+                    raise _worker_failure(index, exc) from exc
                 yield played
                 nxt = next(queue, None)
                 if nxt is not None:
-                    pending.add(pool.submit(_worker_play, nxt))
+                    pending[pool.submit(_worker_play, nxt)] = nxt
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_failure(index: int, exc: BaseException) -> ArenaError:
+    """A game that failed outside the agents' moves (agents are caught in play_game)."""
+    return ArenaError(f"game {index} failed in a worker ({type(exc).__name__}: {exc}); the "
+                      "games recorded so far are kept. Agents registered at run time reach "
+                      "spawned and Ray workers only if a module they import registers them.")
 
 
 def _ray_play(config: ArenaConfig, index: int) -> tuple[GameResult, str, str]:
@@ -422,16 +432,22 @@ def _run_ray(config: ArenaConfig, todo: list[int]) -> Iterator[_Played | None]:
         cfg = ray.put(config)
         queue = iter(todo)
         limit = 4 * max(config.workers, int(ray.cluster_resources().get("CPU", 1)))
-        pending = [task.remote(cfg, i) for _, i in zip(range(limit), queue, strict=False)]
+        pending = {task.remote(cfg, i): i for _, i in zip(range(limit), queue, strict=False)}
         try:
             yield None
             while pending:
-                done, pending = ray.wait(pending, num_returns=1)
+                done, _ = ray.wait(list(pending), num_returns=1)
                 for ref in done:
-                    yield ray.get(ref)
+                    index = pending.pop(ref)
+                    try:
+                        played = ray.get(ref)
+                    except Exception as exc:
+                        cause = getattr(exc, "cause", None) or exc  # RayTaskError wraps it
+                        raise _worker_failure(index, cause) from None
+                    yield played
                     nxt = next(queue, None)
                     if nxt is not None:
-                        pending.append(task.remote(cfg, nxt))
+                        pending[task.remote(cfg, nxt)] = nxt
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)

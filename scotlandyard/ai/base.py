@@ -65,7 +65,7 @@ class RandomAgent:
 
 
 AgentFactory = Callable[..., Agent]
-_REGISTRY: dict[str, AgentFactory] = {"random": lambda **_: RandomAgent()}
+_REGISTRY: dict[str, AgentFactory] = {"random": lambda side=None: RandomAgent()}
 
 
 def register(name: str, factory: AgentFactory) -> None:
@@ -86,7 +86,13 @@ def make_agent(name: str, side: str | None = None, **options: Any) -> Agent:
         factory = _REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown agent {name!r} (known: {', '.join(sorted(_REGISTRY))})") from None
-    return factory(side=side, **options)
+    try:
+        return factory(side=side, **options)
+    except TypeError as exc:
+        if "unexpected keyword argument" in str(exc):
+            bad = str(exc).rsplit("argument", 1)[-1].strip(" '")
+            raise ValueError(f"agent {name!r} has no option {bad!r}") from None
+        raise
 
 
 def _load_builtin() -> None:
