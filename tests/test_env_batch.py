@@ -37,6 +37,16 @@ def test_batch_games_replay_legally_through_the_engine(name: str) -> None:
     assert len(reasons) >= 2
 
 
+def test_exported_records_replay() -> None:
+    from scotlandyard.record import Record
+
+    sim = BatchSim(5, Rules.new_edition(detectives=2), seed=4)
+    sim.run()
+    for g in range(5):
+        rec = Record.parse(sim.to_record(g).to_text())
+        assert rec.replay().moves == sim.game(g).moves
+
+
 def test_mid_game_state_matches_the_engine_every_ply() -> None:
     rules = Rules.new_edition(detectives=3)
     sim = BatchSim(24, rules, seed=3)

@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 import scotlandyard.env as sye
 from scotlandyard import Rules
 from scotlandyard.ai import RandomAgent
-from scotlandyard.env import DEFER, DOUBLE_FIRST, PASS, InvalidAction
+from scotlandyard.env import DEFER, DOUBLE_FIRST, PASS, InvalidAction, encode_view
 from scotlandyard.env.gymnasium import DetectivesEnv, MrXEnv
 
 
@@ -136,3 +136,16 @@ def test_mr_x_double_move_waits_for_the_second_step() -> None:
     env.step(int(second[0]))
     g = env.match.game
     assert g.moves[0][1].is_double and (g.is_over() or g.to_move == "X")
+
+
+def test_detectives_env_observation_is_the_selected_hunters_view() -> None:
+    env = DetectivesEnv(Rules.new_edition(detectives=3), opponent="random")
+    obs, info = env.reset(seed=12)
+    rng = np.random.default_rng(12)
+    while True:
+        game = env.match.game
+        sel = info["selected"]
+        assert np.array_equal(obs, encode_view(game.view(sel), selected=sel))
+        obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated:
+            break

@@ -95,10 +95,14 @@ def test_env_plays_exactly_the_engine_game() -> None:
 
 
 def test_invalid_action_raises_a_clear_error() -> None:
-    env = aec_env("classic")
+    env = aec_env("classic", shaping=1.0)
     env.reset(seed=1)
-    with pytest.raises(InvalidAction, match="not legal for X now"):
-        env.step(PASS)
+    play_random(env, 1, max_steps=6)
+    agent = env.agent_selection
+    before = (dict(env._cumulative_rewards), env.match.game.ply, agent)
+    with pytest.raises(InvalidAction, match=f"not legal for {piece_of(agent)} now"):
+        env.step(DOUBLE_FIRST)
+    assert (dict(env._cumulative_rewards), env.match.game.ply, env.agent_selection) == before
     with pytest.raises(RuntimeError, match="reset"):
         aec_env("classic").step(0)
 
@@ -217,7 +221,7 @@ def test_detective_observations_do_not_depend_on_mr_x_hidden_stations(name: str)
         ref = Game.new(rules, start=a_env.match.game.start)
         replay = aec_env(rules)
         replay.reset(options={"start": ref.start})
-        for agent, a in actions:
+        for _, a in actions:
             replay.step(a)
         path = other_mr_x_path(rules, replay.match.game, rng)
         envs = []
@@ -267,3 +271,14 @@ def test_render_shows_public_facts_only() -> None:
     x = env.match.game.station("X")
     assert "round 1" in text and "detective" not in text and "X@" not in text
     assert f"{x}" not in text.split("log:")[1].split("\n")[0]
+
+
+def test_state_is_the_truth_for_centralized_critics() -> None:
+    env = aec_env("classic")
+    env.reset(seed=6)
+    play_random(env, 6, max_steps=7)
+    state = env.state()
+    assert env.state_space.contains(state)
+    assert np.array_equal(state, env.observe("mr_x")["observation"])
+    parts = env.layout.split(state)
+    assert parts["stations"][0, env.match.game.station("X") - 1] == 1

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from ..board import Board, iter_bits, london
 from ..game import Game, Outcome
 from ..move import MR_X, Move, Ticket
 from ..rules import Rules
+
+if TYPE_CHECKING:
+    from ..record import Record
 
 REASONS = ("caught", "cornered", "detectives_stuck", "survived")
 WINNERS = ("mr_x", "detectives")
@@ -197,7 +201,7 @@ class BatchSim:
             raise ValueError("BatchSim does not play R-VAR-EXTRA-REVEAL (voluntary reveals); "
                              "use the AEC or Gymnasium env for that variant")
         self.rules = rules
-        self.n = n = int(n_games)
+        self.n = int(n_games)
         self.rng = np.random.default_rng(seed)
         self.record = record
         self.track_possible = track_possible
@@ -721,6 +725,12 @@ class BatchSim:
         for _, move in self.moves(g):
             game.push(move)
         return game
+
+    def to_record(self, g: int, event: str | None = None) -> Record:
+        """Game ``g`` as a :class:`~scotlandyard.record.Record` (text/JSON game record)."""
+        from ..record import Record
+
+        return Record.from_game(self.game(g), event=event or f"BatchSim game {g}")
 
     def stats(self) -> dict[str, float]:
         """Share of finished games per winner and reason, and the mean end round."""

@@ -269,8 +269,10 @@ class Encoder:
         obs[self._pos: self._pos + STATIONS] = np.unpackbits(raw, bitorder="little")[1: STATIONS + 1]
         vals: list[float] = []
         for p in self._pieces:
-            t = game.tickets(p)
-            vals.extend(-1.0 if (c := t.get(k, 0)) is None else c for k in range(5))  # type: ignore[call-overload]
+            counts = list(game.tickets(p).values())  # taxi, bus, underground[, black, double]
+            vals += [-1 if c is None else c for c in counts]
+            if len(counts) == 3:
+                vals += (0, 0)
         obs[self._tk: self._tk + len(vals)] = vals
         obs[self._sc: self._sc + 4] = _scalars(game.round, [e.reveal for e in log],
                                                self.rules.reveal_slots)

@@ -49,7 +49,7 @@ class Match:
         """A match under ``rules``; call :meth:`reset` before use."""
         self.rules = rules
         self.board = london(rules.board)
-        self.game: Game = Game.new(rules, seed=0)
+        self._game: Game | None = None
         self.pending: tuple[int, int] | None = None  # Mr X's first step (ticket, station)
         self.pointer: str | None = None  # free order: the selected hunter
         self._reveal = frozenset(rules.reveal_slots)
@@ -58,9 +58,16 @@ class Match:
         self._takes: dict[int, Move] = {}
 
     # ---- state ---------------------------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        """The game (the truth)."""
+        if self._game is None:
+            raise RuntimeError("no game yet: call reset() first")
+        return self._game
+
     def reset(self, seed: int | None = None, start: dict[str, int] | None = None) -> None:
         """Start a new game (start stations drawn with ``seed`` per R-SETUP, or given)."""
-        self.game = Game.new(self.rules, seed=seed, start=start)
+        self._game = Game.new(self.rules, seed=seed, start=start)
         self.pending = None
         self._after_push()
 

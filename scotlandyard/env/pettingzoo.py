@@ -79,6 +79,7 @@ class ScotlandYardAEC(AECEnv):
             }) for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(low, high, dtype=np.float32)
         self._rng = np.random.default_rng()
         self._started = False
         self.agents = []
@@ -138,6 +139,7 @@ class ScotlandYardAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self.match.check(action)  # raises InvalidAction before anything changes
         self._cumulative_rewards[agent] = 0.0
         move = self.match.apply(action)
         for a in self.agents:
@@ -162,6 +164,12 @@ class ScotlandYardAEC(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def state(self) -> np.ndarray:
+        """The whole truth as one vector (Mr X's observation encoding: every station, his log):
+        for centralized critics in training. Never give it to a detective's policy."""
+        m = self.match
+        return self.encoder.encode(m.game, "X", selected=m.selected, pending=m.pending)
 
     # ---- helpers for people and package agents ------------------------------------------------
     def view(self, agent: str) -> PlayerView:
