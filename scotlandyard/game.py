@@ -89,7 +89,7 @@ class Game:
         "rules", "board", "_n", "_nd", "_ids", "_index", "_pos", "_sup", "_sup_of", "_occ",
         "_round", "_turn", "_moved", "_log", "_take", "_outcome", "_belief", "_history",
         "_undo", "_start", "_start_belief", "_unlimited", "_handover", "_free", "_reveal",
-        "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed",
+        "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed", "_viewcache",
     )
 
     # ---- construction ----------------------------------------------------------------------
@@ -139,6 +139,7 @@ class Game:
         self._log: list[LogEntry] = []
         self._history: list[tuple[int, Move, int]] = []
         self._undo: list[tuple] = []
+        self._viewcache: dict[bool, list[tuple[object, object]]] = {False: [], True: []}
         self._outcome: Outcome | None = None
         deck = rules.start_deck_mr_x
         if deck and start[MR_X] in deck:
@@ -263,6 +264,7 @@ class Game:
         g._log = list(self._log)
         g._history = list(self._history)
         g._undo = list(self._undo)
+        g._viewcache = {k: list(v) for k, v in self._viewcache.items()}
         return g
 
     # ---- public state ------------------------------------------------------------------------
@@ -331,6 +333,11 @@ class Game:
                 Ticket.DOUBLE: sup[4],
             }
         return {Ticket.TAXI: sup[0], Ticket.BUS: sup[1], Ticket.UNDERGROUND: sup[2]}
+
+    @property
+    def pending_take(self) -> str | None:
+        """The detective Mr X takes a ticket from next (R-VAR-EXTRA-REVEAL), or ``None``."""
+        return self._ids[self._take] if self._take and self._outcome is None else None
 
     @property
     def log(self) -> tuple[LogEntry, ...]:

@@ -148,34 +148,48 @@ def _side_of(piece: str, game: Game) -> Side:
     raise ValueError(f"no piece {piece!r} in this game (pieces: {', '.join(game.pieces)}, or spectator)")
 
 
+def _public_entry(game: Game, i: int, move: Move, rnd: int, entries: list,
+                  knows: bool) -> tuple[PublicMove, tuple[LogSlot, ...]]:
+    """One history entry as a viewer sees it, with the log slots it filled."""
+    pid = game._ids[i]
+    if i == 0 and move.take_from is None:
+        shown = tuple(knows or e.reveal for e in entries)
+        steps = tuple((t, s if shown[k] else None) for k, (t, s) in enumerate(move.steps))
+        slots = tuple(e.slot for e in entries)
+        text = move.notation() if all(shown) else move.hidden(shown)
+        log = tuple(LogSlot(e.slot, e.round, e.ticket, e.station if shown[k] else None, e.reveal,
+                            e.double, e.voluntary) for k, e in enumerate(entries))
+        return PublicMove(pid, rnd, text, steps, slots, None, move.reveal), log
+    if i == 0:
+        return PublicMove(pid, rnd, move.notation(), (), (), (move.take_from, move.ticket),  # type: ignore[arg-type]
+                          False), ()
+    return PublicMove(pid, rnd, move.notation(), move.steps), ()
+
+
 def make_view(game: Game, piece: str) -> PlayerView:
     """Build ``piece``'s view of ``game`` (see :meth:`Game.view`)."""
     side = _side_of(piece, game)
     over = game.is_over()
     knows = side == "mr_x" or over  # who may see Mr X's hidden stations
-    log = tuple(
-        LogSlot(e.slot, e.round, e.ticket, e.station if (knows or e.reveal) else None, e.reveal,
-                e.double, e.voluntary)
-        for e in game._log
-    )
+    # Public entries depend only on the history and on ``knows``; they are cached per game and
+    # reused while the history object at that index is the same (push/pop invalidate naturally).
+    cache = game._viewcache[knows]
+    log_items: list[LogSlot] = []
     history: list[PublicMove] = []
     slot = 0
-    for i, move, rnd in game._history:
-        pid = game._ids[i]
-        if i == 0 and move.take_from is None:
-            n = len(move.steps)
-            entries = game._log[slot: slot + n]
-            slots = tuple(e.slot for e in entries)
-            slot += n
-            shown = tuple(knows or e.reveal for e in entries)
-            steps = tuple((t, s if shown[k] else None) for k, (t, s) in enumerate(move.steps))
-            history.append(PublicMove(pid, rnd, move.hidden(shown) if not all(shown) else move.notation(),
-                                      steps, slots, None, move.reveal))
-        elif i == 0:
-            history.append(PublicMove(pid, rnd, move.notation(), (), (),
-                                      (move.take_from, move.ticket), False))  # type: ignore[arg-type]
+    for k, hist in enumerate(game._history):
+        i, move, rnd = hist
+        n = len(move.steps) if i == 0 and move.take_from is None else 0
+        if k < len(cache) and cache[k][0] is hist:
+            pub, slots_view = cache[k][1]  # type: ignore[misc]
         else:
-            history.append(PublicMove(pid, rnd, move.notation(), move.steps))
+            del cache[k:]
+            pub, slots_view = _public_entry(game, i, move, rnd, game._log[slot: slot + n], knows)
+            cache.append((hist, (pub, slots_view)))
+        history.append(pub)
+        log_items.extend(slots_view)
+        slot += n
+    log = tuple(log_items)
     stations = {p: s for p, s in zip(game._ids, game._pos, strict=True) if p != MR_X}
     if knows:
         mr_x = game._pos[0]

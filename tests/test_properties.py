@@ -85,3 +85,32 @@ def test_copy_then_play_equals_replay(name: str, seed: int, cut: int) -> None:
     for _piece, m in g.moves:
         replayed.push(m)
     assert snapshot(h) == snapshot(g) == snapshot(replayed)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(name=st.sampled_from(RULE_NAMES), seed=st.integers(0, 2**32 - 1))
+def test_views_after_push_pop_churn_equal_fresh_views(name: str, seed: int) -> None:
+    """The view cache never serves an entry from a move that was taken back."""
+    rules = ALL_RULES[name]()
+    g = Game.new(rules, seed=seed)
+    rng = random.Random(seed)
+    while not g.is_over():
+        for piece in ("X", rules.hunters[-1], "spectator"):
+            g.view(piece)
+        if g.ply and rng.random() < 0.3:
+            g.pop()
+            g.view("D1")
+            g.view("X")
+        ms = g.legal_moves()
+        g.push(ms[rng.randrange(len(ms))])
+        if rng.random() < 0.1:
+            fresh = Game.new(rules, start=g.start)
+            for _p, m in g.moves:
+                fresh.push(m)
+            for piece in ("X", "D1", "spectator"):
+                assert g.view(piece) == fresh.view(piece)
+    fresh = Game.new(rules, start=g.start)
+    for _p, m in g.moves:
+        fresh.push(m)
+    for piece in ("X", "D1", "spectator"):
+        assert g.view(piece) == fresh.view(piece)
