@@ -15,6 +15,8 @@ from scotlandyard.board import Transport
 from scotlandyard.server.app import STATIC_DIR, create_app
 from scotlandyard.server.store import SCHEMA_VERSION, Store, StoreError
 
+pytestmark = pytest.mark.timeout(90)
+
 
 @pytest.fixture
 def client(tmp_path: Path):

@@ -92,9 +92,10 @@ def board_payload(name: str) -> bytes:
 
 
 def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
-               static_dir: Path | None = None) -> FastAPI:
+               static_dir: Path | None = None, ai_workers: int = 0) -> FastAPI:
     """The web app over the SQLite database ``db``. Games still being played are resumed at
-    start-up (AI seats think again); AI seats wait ``ai_delay`` seconds before each move."""
+    start-up (AI seats think again); AI seats wait ``ai_delay`` seconds before each move and
+    think in ``ai_workers`` processes (0: threads)."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     holder: dict[str, GameServer] = {}
 
@@ -102,7 +103,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_log_redaction()
         store = Store(db)
-        server = GameServer(store, ai_delay)
+        server = GameServer(store, ai_delay, ai_workers)
+        server.thinker.warm_up()
         holder["server"] = server
         app.state.games = server
         resumed = server.resume()
@@ -183,19 +185,18 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         header = request.headers.get("authorization", "")
         if header[:7].lower() == "bearer ":
             token = header[7:].strip()
+        if not games().exists(game_id):
+            raise HTTPException(404, f"no game {game_id!r}")
         try:
-            room = games().room(game_id)
+            auth = games().authenticate(game_id, token)
         except StoreError as exc:
             log.error("game %s cannot be loaded: %s", game_id, exc)
             raise HTTPException(500, "this game's stored data is damaged") from None
-        if room is None:
-            raise HTTPException(404, f"no game {game_id!r}")
-        auth = games().authenticate(game_id, token)
         if auth is None:
             raise HTTPException(401, "a valid token for this game is needed (Authorization: "
                                      "Bearer TOKEN, or ?token=)",
                                 headers={"WWW-Authenticate": "Bearer"})
-        return room, *auth
+        return auth
 
     @app.get("/api/games/{game_id}/state")
     async def game_state(game_id: str, request: Request,
@@ -204,6 +205,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         room, name, role, pieces = authorized(game_id, request, token)
         body = room.state(room.view_key(role, pieces))
         body.update(role=role, pieces=list(pieces), token_name=name)
+        games().release(room)
         return JSONResponse(body, headers=NO_STORE)
 
     @app.get("/api/games/{game_id}/record")
@@ -223,6 +225,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                    for p, s in room.seats.items()}
         record = Record.from_game(room.game, players=players,
                                   event=f"scotlandyard web game {game_id}")
+        games().release(room)
         if not full:
             record = record.public()
         ext = "json" if format == "json" else "txt"
@@ -238,17 +241,17 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         await websocket.accept()
         token = websocket.query_params.get("token")
         try:
-            room = games().room(game_id)
-            auth = games().authenticate(game_id, token) if room is not None else None
+            auth = games().authenticate(game_id, token)
         except StoreError as exc:
             log.error("game %s cannot be loaded: %s", game_id, exc)
-            room, auth = None, None
-        if room is None or auth is None:
-            why = "no game with this id" if room is None else "this token does not open this game"
+            auth = None
+        if auth is None:
+            why = ("this token does not open this game" if games().exists(game_id)
+                   else "no game with this id")
             await websocket.send_text(error_frame("bad_token", why))
             await websocket.close(4401)
             return
-        name, role, pieces = auth
+        room, name, role, pieces = auth
         conn = Connection(websocket.send_text, websocket.close, name, role, pieces)
         room.join(conn)
         try:
@@ -257,7 +260,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                 if message["type"] == "websocket.disconnect":
                     break
                 if not conn.limit.allow():
-                    if conn.limit.refused > 200:
+                    if conn.limit.flooding:
                         await conn.drain()
                         await websocket.close(1008)
                         break

@@ -35,6 +35,10 @@ def serve(
                                      dir_okay=False)] = Path("scotlandyard.sqlite3"),
     ai_delay: Annotated[float, typer.Option(help="Seconds an AI seat waits before each move, "
                                                  "so people can follow.", min=0.0)] = 0.6,
+    ai_workers: Annotated[int, typer.Option(help="Worker processes in which AI seats think "
+                                                 "(0: threads of the server process, enough "
+                                                 "for the built-in agents, whose search runs "
+                                                 "without the GIL).", min=0)] = 0,
 ) -> None:
     """Run the web app and game server (lobby, games, WebSocket protocol for bots).
 
@@ -45,7 +49,7 @@ def serve(
     from .app import create_app
     from .protocol import MAX_FRAME_BYTES
 
-    app = create_app(db, ai_delay=ai_delay)
+    app = create_app(db, ai_delay=ai_delay, ai_workers=ai_workers)
     typer.echo(f"scotlandyard: http://{host}:{port}/  (database {db})")
     uvicorn.run(
         app, host=host, port=port, ws="websockets-sansio", log_config=log_config(),

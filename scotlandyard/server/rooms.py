@@ -12,17 +12,23 @@ import asyncio
 import hashlib
 import json
 import logging
+import multiprocessing
 import random
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai import Agent, Budget, agent_names, make_agent
+from ..belief import possible_history, probability_map
 from ..game import Game, IllegalMove
 from ..move import MR_X, Move, NotationError
 from ..rules import Rules, RulesError
+from ..view import PlayerView
 from .protocol import (
     CreateGame,
     MoveMessage,
@@ -111,6 +117,7 @@ class Seat:
     agent: str | None = None
     note: str | None = None
     ai: Agent | None = None
+    plays: str | None = None  # the agent that really plays (a stand-in for a missing level)
     fallback_note: str | None = None
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
 
@@ -126,6 +133,8 @@ class Seat:
         except Exception as exc:  # an agent that refuses this side: play random instead
             self.ai = make_agent("random", _side(self.piece))
             note = f"{name} cannot play {self.piece} ({exc}); random plays instead"
+            name = "random"
+        self.plays = name
         self.fallback_note = note
 
     def info(self, connected: bool) -> dict[str, Any]:
@@ -146,7 +155,8 @@ class RateLimit:
         self.burst = burst
         self.level = burst
         self.last = time.monotonic()
-        self.refused = 0
+        self.refused = 0   # refused in a row (the first one gets an error frame)
+        self.strikes = 0   # +1 per refused, -1 per allowed message: a sustained flood grows it
 
     def allow(self) -> bool:
         """Take one message from the bucket; False if it is empty."""
@@ -156,9 +166,21 @@ class RateLimit:
         if self.level >= 1.0:
             self.level -= 1.0
             self.refused = 0
+            self.strikes = max(0, self.strikes - 1)
             return True
         self.refused += 1
+        self.strikes += 1
         return False
+
+    @property
+    def flooding(self) -> bool:
+        """True once a client has gone on far over the limit (it is then disconnected)."""
+        return self.strikes > 200
+
+    def refund(self) -> None:
+        """Give back one message: accepted moves are paced by the game itself, so only the
+        other messages (errors, pings, syncs, seat changes) count against the limit."""
+        self.level = min(self.burst, self.level + 1.0)
 
 
 class Connection:
@@ -176,6 +198,7 @@ class Connection:
         self.limit = RateLimit()
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._task = asyncio.create_task(self._sender())
+        self._closing: asyncio.Task[Any] | None = None
         self.closed = False
 
     async def _sender(self) -> None:
@@ -195,8 +218,8 @@ class Connection:
         if self.closed:
             return
         if self._queue.qsize() >= MAX_QUEUED_FRAMES:
-            self.closed = True
-            asyncio.create_task(self._close(1013))
+            self.closed = True  # a client this far behind is dropped (it may reconnect)
+            self._closing = asyncio.create_task(self._close(1013))
             return
         self._queue.put_nowait(text)
 
@@ -228,6 +251,7 @@ class Room:
         self.seats = seats
         self.hotseat = hotseat
         self.commitments = commitments
+        self._beliefs: tuple[int, dict[str, float], list[dict[str, Any]] | None] | None = None
         self.connections: set[Connection] = set()
         now = time.monotonic()
         self._absent_since: dict[str, float] = {p: now for p in game.pieces}
@@ -266,14 +290,35 @@ class Room:
             return None
         return [{"slot": c.slot, "station": c.station, "salt": c.salt} for c in self.commitments]
 
+    def public_beliefs(self) -> tuple[dict[str, float], list[dict[str, Any]] | None]:
+        """What the detectives can work out, computed from the spectator's view only (so it is
+        the same for every connection and never uses the truth): the probability of each
+        possible station ("paths" model) and, once the game is over, the possible stations
+        after each of Mr X's log slots. Cached per version."""
+        version = self.game.ply
+        cached = self._beliefs
+        if cached is not None and cached[0] == version:
+            return cached[1], cached[2]
+        public = self.game.view("spectator")
+        prob = {str(st): round(p, 6) for st, p in probability_map(public, "paths").items()}
+        history = None
+        if self.game.is_over():
+            history = [{"slot": slot, "round": rnd, "possible": sorted(poss)}
+                       for slot, rnd, poss in possible_history(public)]
+        self._beliefs = (version, prob, history)
+        return prob, history
+
     def state(self, key: str, seats: dict[str, Any] | None = None) -> dict[str, Any]:
         """The ``state`` message for the view ``key``."""
+        prob, history = self.public_beliefs()
         return {
             "type": "state",
             "view": self.game.view(key).to_dict(),
             "seats": seats if seats is not None else self.seat_infos(),
             "commitments": [{"slot": c.slot, "hash": c.hash} for c in self.commitments],
             "openings": self.openings(),
+            "probability": prob,
+            "possible_history": history,
             "version": self.game.ply,
         }
 
@@ -363,6 +408,7 @@ class Room:
         if why is not None:
             raise ProtocolError("illegal_move", why, cid)
         self.apply(move)
+        conn.limit.refund()
         conn.send(_json({"type": "ack", "id": cid, "version": game.ply}))
         self.after_move()
 
@@ -460,6 +506,14 @@ class Room:
             self._ai_task = asyncio.create_task(self._ai_loop())
 
     async def _ai_loop(self) -> None:
+        try:
+            await self._ai_moves()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # e.g. the database refused: the seat waits for a restart
+            log.error("game %s: the AI stopped: %s", self.id, type(exc).__name__)
+
+    async def _ai_moves(self) -> None:
         delay = self.server.ai_delay
         while True:
             if not self._ai_group():
@@ -471,11 +525,10 @@ class Room:
             game = self.game
             version = game.ply
             seat = self.seats[group[0]]
-            view = game.view(group[0])  # the AI sees its seat's view, never the game
             legal = [m for m in game.legal_moves()
                      if (m.piece or game.to_move) in group]
             try:
-                move = await asyncio.to_thread(seat.ai.choose, view, legal, seat.rng, Budget())  # type: ignore[union-attr]
+                move = await self.server.thinker.choose(self, seat, group[0], legal)
             except Exception as exc:
                 log.error("game %s: agent %s failed (%s); a random move is played instead",
                           self.id, seat.agent, type(exc).__name__)
@@ -499,14 +552,126 @@ class Room:
             self._ai_task.cancel()
 
 
+@dataclass(frozen=True)
+class ThinkJob:
+    """One AI move to compute in a worker process. The worker replays the game (server code,
+    trusted with the truth) and hands the agent only ``game.view(piece)``."""
+
+    game_id: str
+    rules: dict[str, Any]
+    start: dict[str, int]
+    moves: tuple[str, ...]
+    piece: str
+    legal: tuple[str, ...]
+    agent: str
+    side: str
+    seed: int
+
+
+_WORKER_GAMES: OrderedDict[str, Game] = OrderedDict()
+_WORKER_AGENTS: OrderedDict[tuple[str, str, str], Agent] = OrderedDict()
+_WORKER_CACHE = 64
+
+
+def _worker_ready() -> list[str]:
+    """Load the agents in a worker process (so its first real move is not slowed)."""
+    return agent_names()
+
+
+def think(job: ThinkJob) -> str:
+    """Worker process: the agent's move for ``job`` (notation). Games and agents are cached
+    per worker, so a game is replayed from the start only on the first move a worker makes in
+    it."""
+    game = _WORKER_GAMES.pop(job.game_id, None)
+    if game is not None:
+        made = [m.notation() for _, m in game.moves]
+        if len(made) > len(job.moves) or made != list(job.moves[: len(made)]):
+            game = None
+    if game is None:
+        game = Game.new(Rules.from_dict(job.rules), start=dict(job.start))
+    for text in job.moves[game.ply:]:
+        game.push(Move.parse(text))
+    _WORKER_GAMES[job.game_id] = game
+    while len(_WORKER_GAMES) > _WORKER_CACHE:
+        _WORKER_GAMES.popitem(last=False)
+    key = (job.game_id, job.piece, job.agent)
+    agent = _WORKER_AGENTS.pop(key, None) or make_agent(job.agent, job.side)
+    _WORKER_AGENTS[key] = agent
+    while len(_WORKER_AGENTS) > _WORKER_CACHE:
+        _WORKER_AGENTS.popitem(last=False)
+    view: PlayerView = game.view(job.piece)
+    legal = [Move.parse(t) for t in job.legal]
+    return agent.choose(view, legal, random.Random(job.seed), Budget()).notation()
+
+
+class Thinker:
+    """Runs AI seats' ``choose`` off the event loop: in worker processes (``workers`` >= 1:
+    thinking never holds this process's GIL, and AI seats of different games think in
+    parallel), or in threads (``workers`` = 0)."""
+
+    def __init__(self, workers: int = 0) -> None:
+        """``workers`` processes (started on first use), or 0 for threads."""
+        if workers < 0:
+            raise ValueError("ai workers is 0 (threads) or more")
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._broken = 0
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers,
+                                             mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def warm_up(self) -> None:
+        """Start the worker processes now (they load the agents) rather than on the first
+        AI move."""
+        if self.workers:
+            pool = self._get_pool()
+            for _ in range(self.workers):
+                pool.submit(_worker_ready)
+
+    async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move]) -> Move:
+        """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position."""
+        game = room.game
+        if not self.workers:
+            view = game.view(piece)  # the AI sees its seat's view, never the game
+            return await asyncio.to_thread(seat.ai.choose, view, legal, seat.rng, Budget())  # type: ignore[union-attr]
+        job = ThinkJob(room.id, game.rules.to_dict(), game.start,
+                       tuple(m.notation() for _, m in game.moves), piece,
+                       tuple(m.notation() for m in legal), seat.plays or "random",
+                       _side(piece), seat.rng.getrandbits(63))
+        loop = asyncio.get_running_loop()
+        try:
+            text = await loop.run_in_executor(self._get_pool(), think, job)
+        except BrokenProcessPool:  # a worker died (out of memory?): new workers next time
+            self._pool = None
+            self._broken += 1
+            if self._broken >= 3:
+                log.error("AI worker processes keep dying; AI seats think in threads from now on")
+                self.workers = 0
+            else:
+                log.error("an AI worker process died; starting new ones")
+            raise
+        return Move.parse(text)
+
+    def shutdown(self) -> None:
+        """Stop the worker processes."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
 class GameServer:
     """All games of one server: creation, lookup by token, lazy loading, AI scheduling."""
 
-    def __init__(self, store: Store, ai_delay: float = 0.6) -> None:
-        """Serve the games in ``store``; AI seats wait ``ai_delay`` seconds before moving."""
+    def __init__(self, store: Store, ai_delay: float = 0.6, ai_workers: int = 0) -> None:
+        """Serve the games in ``store``; AI seats wait ``ai_delay`` seconds before moving and
+        think in ``ai_workers`` worker processes (0: in threads of this process)."""
         self.store = store
         self.ai_delay = max(0.0, float(ai_delay))
         self.rooms: dict[str, Room] = {}
+        self.thinker = Thinker(ai_workers)
 
     # ---- start-up ---------------------------------------------------------------------------
     def resume(self) -> int:
@@ -524,9 +689,10 @@ class GameServer:
         return n
 
     def shutdown(self) -> None:
-        """Stop every room's AI."""
+        """Stop every room's AI and the AI workers."""
         for room in self.rooms.values():
             room.close()
+        self.thinker.shutdown()
 
     def evict(self, room: Room) -> None:
         """Drop a finished game nobody watches from memory (it stays in the database)."""
@@ -547,8 +713,13 @@ class GameServer:
         self.rooms[game_id] = room
         return room
 
-    def authenticate(self, game_id: str, token: str | None) -> tuple[str, Role, tuple[str, ...]] | None:
-        """(token name, role, owned pieces) of ``token`` in ``game_id``, or ``None``."""
+    def exists(self, game_id: str) -> bool:
+        """Whether there is a game ``game_id`` (live or stored)."""
+        return game_id in self.rooms or self.store.has_game(game_id)
+
+    def authenticate(self, game_id: str, token: str | None) -> tuple[Room, str, Role, tuple[str, ...]] | None:
+        """(room, token name, role, owned pieces) of ``token`` in ``game_id``, or ``None``.
+        The game is loaded only for a token that opens it."""
         if not token or len(token) > 200:
             return None
         found = self.store.find_token(token_hash(token))
@@ -558,7 +729,12 @@ class GameServer:
         if room is None:
             return None
         role, pieces = token_scope(found[1], room.game.pieces)
-        return found[1], role, pieces
+        return room, found[1], role, pieces
+
+    def release(self, room: Room) -> None:
+        """Drop a finished game that no socket watches (after a REST call loaded it)."""
+        if not room.connections and room.game.is_over():
+            self.evict(room)
 
     def _rebuild(self, stored: StoredGame) -> Room:
         """Replay a stored game through the core to where it was."""
@@ -645,6 +821,14 @@ class GameServer:
         return rules
 
 
+def _preset_for(name: str, detectives: int) -> Rules | None:
+    """The preset ``name`` for ``detectives`` detectives, or ``None`` where it has a fixed count."""
+    if name in ("classic", "new_edition"):
+        return Rules.preset(name, detectives)
+    rules = Rules.preset(name)
+    return rules if rules.detectives == detectives else None
+
+
 def preset_catalogue() -> dict[str, Any]:
     """The body of ``GET /api/presets``."""
     presets = {name: Rules.preset(name).to_dict() for name in Rules.PRESETS}
@@ -657,6 +841,9 @@ def preset_catalogue() -> dict[str, Any]:
             "classic_2p": {"min": 4, "max": 4, "default": 4},
             "new_edition_2p": {"min": 2, "max": 2, "default": 2},
         },
+        "pieces": {name: {str(n): list(rules.pieces) for n in range(1, 6)
+                          if (rules := _preset_for(name, n)) is not None}
+                   for name in Rules.PRESETS},
         "levels": list(LEVELS),
         "agents": known,
         "fallback": {lvl: "random" for lvl in LEVELS if lvl not in known},

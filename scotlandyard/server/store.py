@@ -209,6 +209,10 @@ class Store:
                                (token_hash,)).fetchone()
         return None if row is None else (row[0], row[1])
 
+    def has_game(self, game_id: str) -> bool:
+        """Whether a game with this id is stored."""
+        return self._db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
+
     def game_ids(self, status: str | None = None) -> list[str]:
         """Every game id (or those with ``status`` ``playing``/``over``), oldest first."""
         if status is None:

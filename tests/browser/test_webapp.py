@@ -490,48 +490,47 @@ def test_move_picker_offers_exactly_the_core_legal_moves(server: str, new_page: 
 
 
 def test_heat_map_and_replay_shading_draw_the_server_fields(server: str, new_page: Any) -> None:
-    """`probability` and `possible_history` (optional state fields, docs/webapp.md): the page
-    draws exactly what it is sent. The real server's frames pass through a WebSocket route that
-    adds the two fields."""
+    """The server's `probability` and `possible_history` state fields: the page draws exactly
+    what it is sent. A WebSocket route passes the real frames through unchanged and keeps the
+    newest state, to compare the drawing with it."""
     game = create_game(server, preset="classic", detectives=1, seed=13, seats={"X": AI})
     page = new_page()
     sent: dict[str, Any] = {}
 
-    def add_fields(text: str | bytes) -> str | bytes:
+    def keep(text: str | bytes) -> str | bytes:
         msg = json.loads(text)
         if msg.get("type") == "state":
-            possible = msg["view"]["possible"]
-            # weights grow with the station number: the highest possible station is likeliest
-            msg["probability"] = {str(s): (i + 1) / 1000 for i, s in enumerate(possible)}
-            if msg["view"]["outcome"]:  # the shape of scotlandyard.belief.possible_history
-                msg["possible_history"] = [{"slot": e["slot"], "round": e["round"], "possible": [e["slot"]]}
-                                           for e in msg["view"]["log"]]
-            sent["probability"] = msg["probability"]
-        return json.dumps(msg)
+            sent.update(msg)
+        return text
 
     def route(ws: Any) -> None:
         upstream = ws.connect_to_server()
-        upstream.on_message(lambda m: ws.send(add_fields(m)))
+        upstream.on_message(lambda m: ws.send(keep(m)))
         ws.on_message(lambda m: upstream.send(m))
 
     page.route_web_socket(re.compile(r".*/ws/.*"), route)
     page.goto(server + game["links"]["detectives"])
     assert wait_turn_or_over(page) == "mine"
     assert page.is_enabled("#tg-heat") and page.is_hidden("#heat-missing")
+    prob = {int(k): v for k, v in sent["probability"].items()}
+    assert set(prob) == set(sent["view"]["possible"]) and abs(sum(prob.values()) - 1) < 1e-4
     page.check("#tg-heat")
     heat = page.locator(".layer-underlay .heat")
     radii = {int(c.get_attribute("data-station")): float(c.get_attribute("r")) for c in heat.all()}
-    assert sorted(radii) == sorted(int(s) for s in sent["probability"])
+    assert sorted(radii) == sorted(prob)
     assert len(radii) == int(page.inner_text("#possible-count"))
-    assert max(radii, key=radii.get) == max(radii)
+    assert radii[max(prob, key=prob.get)] == max(radii.values())
     page.uncheck("#tg-heat")
     assert heat.count() == 0
     while wait_turn_or_over(page) == "mine":
         play_first_legal(page)
+    page.wait_for_function("() => document.querySelector('#replay-first') !== null")
+    history = sent["possible_history"]
+    assert history and [h["slot"] for h in history] == [e["slot"] for e in sent["view"]["log"]]
     page.click("#replay-first")
     for step in range(5):
         if step:
             page.click("#replay-next")
         slots = page.locator(".mrx-path-label").count()  # Mr X's log slots filled so far
         stations = [int(c.get_attribute("data-station")) for c in page.locator(".layer-underlay .possible").all()]
-        assert stations == ([slots] if slots else [])
+        assert sorted(stations) == (sorted(history[slots - 1]["possible"]) if slots else [])

@@ -483,37 +483,24 @@ export class GamePage {
     this.board.setPath([view.start.X, ...log.map((e) => e.station)], ["", ...log.map((e) => String(e.slot))]);
     this.board.setTargets([]);
     const hist = this.possibleHistory();
-    const possible = hist ? (hist.byPly.get(step) ?? hist.bySlot.get(slots) ?? null) : null;
+    const possible = hist ? (hist.get(slots) ?? null) : null;
     this.board.setShading(possible || null, null);
     this.root.dataset.replayStep = String(step);
   }
 
   /**
-   * What the detectives thought possible, when the server sends `possible_history`: either per
-   * log slot, [{slot, round, possible}] (scotlandyard.belief.possible_history), or per move of
-   * the history, a list of station lists (index 0: before the first move) or [{ply, possible}].
+   * What the detectives thought possible after each of Mr X's log slots, from the server's
+   * `possible_history` ([{slot, round, possible}], sent once the game is over): slot -> stations.
    */
   possibleHistory() {
-    const raw = this.msg.possible_history ?? this.msg.view.possible_history;
+    const raw = this.msg.possible_history;
     if (!Array.isArray(raw)) return null;
-    const bySlot = new Map();
-    const byPly = new Map();
-    raw.forEach((entry, i) => {
-      if (Array.isArray(entry)) byPly.set(i, entry);
-      else if (entry && Array.isArray(entry.possible)) {
-        if (entry.slot != null) bySlot.set(entry.slot, entry.possible);
-        else byPly.set(entry.ply ?? i, entry.possible);
-      }
-    });
-    return { bySlot, byPly };
+    return new Map(raw.map((entry) => [entry.slot, entry.possible]));
   }
 
-  /** The probability map {station: p} when the server sends it (state or view). */
+  /** The probability map {station: p} of the `state` message (public facts only). */
   probability() {
-    const raw = this.msg.probability ?? this.msg.view.probability;
-    if (!raw) return null;
-    if (Array.isArray(raw)) return Object.fromEntries(raw);
-    return raw;
+    return this.msg.probability ?? null;
   }
 
   renderShading() {

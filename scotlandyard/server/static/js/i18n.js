@@ -43,12 +43,14 @@ export async function initI18n() {
 /** Switch language, remember it, and re-translate the page. */
 export async function setLanguage(lang, remember = true) {
   if (!(lang in LANGUAGES)) lang = "en";
-  strings = lang === "en" ? fallback : await load(lang);
-  current = lang;
-  document.documentElement.lang = lang;
+  // Remember the choice at once, before the strings arrive: a page opened right after the
+  // switch must already use it.
   if (remember) {
     try { localStorage.setItem(STORAGE_KEY, lang); } catch (_) { /* ignore */ }
   }
+  strings = lang === "en" ? fallback : await load(lang);
+  current = lang;
+  document.documentElement.lang = lang;
   applyI18n(document);
   for (const fn of listeners) fn(lang);
 }

@@ -5,22 +5,13 @@ import { pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 
 /**
- * The pieces of a preset with `detectives` detectives. The server's /api/presets may list
- * them (`pieces[preset][n]`); otherwise R-PIECES' police count is used: the new edition adds
- * police below four detectives (1 or 2 detectives: 2 police; 3: 1).
+ * The pieces of a preset with `detectives` detectives, as the server's /api/presets lists them
+ * (`pieces[preset][n]`): the police rule lives in the engine, not in the page.
  */
 export function piecesFor(presets, preset, detectives) {
   const listed = presets.pieces?.[preset]?.[String(detectives)];
-  if (Array.isArray(listed)) return listed;
-  const rules = presets.presets[preset];
-  let police = 0;
-  if (rules.edition === "new_edition") {
-    police = detectives === rules.detectives ? rules.police : ({ 1: 2, 2: 2, 3: 1 }[detectives] ?? 0);
-  }
-  const out = ["X"];
-  for (let i = 1; i <= detectives; i++) out.push(`D${i}`);
-  for (let i = 1; i <= police; i++) out.push(`P${i}`);
-  return out;
+  if (!Array.isArray(listed)) throw new Error(`no pieces for ${preset} with ${detectives} detectives`);
+  return listed;
 }
 
 function h(tag, attrs = {}, ...children) {

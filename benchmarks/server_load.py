@@ -1,0 +1,310 @@
+"""Load test of the game server: N concurrent games played by bots over WebSockets.
+
+Starts ``python -m scotlandyard.server`` as a subprocess on 127.0.0.1 (a fresh temporary
+database, ``--ai-delay 0``), creates games whose every seat is human, and plays them with bots:
+per game one socket for Mr X, one for the detectives (they move) and one spectator (it only
+watches), so the server does the work of real players: check, commit to SQLite, and send each
+socket its own view. A finished game is replaced by a new one, so N games stay in play.
+
+It measures the move round trip (send ``move`` -> receive ``ack``, which the server sends
+after the move is committed to the database) and counts errors. Rows:
+
+- ``ping`` baseline: ping -> pong on an idle server (the transport alone);
+- ``1 game``: one game, bots move at once (the server's own cost per move);
+- ``N games, think T``: N games, bots wait T s (with jitter) before each move, like players;
+- ``N games, no think``: N games, bots move at once (stress: the server's limit).
+
+Bounded in count and time: each row runs ``--seconds`` at most (and ``--max-moves``).
+
+    python benchmarks/server_load.py                 # 100 games, about a minute
+    python benchmarks/server_load.py --games 20 --seconds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import websockets
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc; 0.0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+@dataclass
+class Stats:
+    """What one row measured."""
+
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    games_finished: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    seconds: float = 0.0      # the timed window
+    server_cpu: float = 0.0   # the server's CPU seconds in that window
+
+    def error(self, what: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 5:
+            self.error_samples.append(what)
+
+
+class Load:
+    """Bots playing games on one server."""
+
+    def __init__(self, base: str, stats: Stats, max_moves: int, think: float,
+                 spectators: bool, seed: int) -> None:
+        self.base = base
+        self.ws_base = base.replace("http://", "ws://")
+        self.stats = stats
+        self.max_moves = max_moves
+        self.think = think
+        self.spectators = spectators
+        self.rng = random.Random(seed)
+        self.http = httpx.AsyncClient(base_url=base, timeout=30)
+        self.measuring = False
+        self.stop = asyncio.Event()
+
+    def url(self, g: dict, name: str) -> str:
+        return f"{self.ws_base}/ws/{g['game_id']}?token={g['tokens'][name]}"
+
+    async def open_game(self, n: int) -> list:
+        """Create a game and open its sockets (welcome and first state read)."""
+        r = await self.http.post("/api/games", json={"preset": ("classic", "new_edition")[n % 2]})
+        if r.status_code != 201:
+            raise RuntimeError(f"create: {r.status_code} {r.text}")
+        g = r.json()
+        names = ["X", "detectives"] + (["spectator"] if self.spectators else [])
+        socks = []
+        for name in names:
+            ws = await websockets.connect(self.url(g, name), max_size=2**23)
+            await ws.recv()  # welcome
+            socks.append((name, ws))
+        return socks
+
+    async def game_slot(self, n: int, socks: list) -> None:
+        """Play this slot's game; when it ends, open a new one; until stopped."""
+        while not self.stop.is_set():
+            done = asyncio.Event()
+            tasks = [asyncio.create_task(self.bot(name, ws, done) if name != "spectator"
+                                         else self.watch(ws, done)) for name, ws in socks]
+            waits = [asyncio.create_task(done.wait()), asyncio.create_task(self.stop.wait())]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for t in waits:
+                    t.cancel()
+                for t in tasks:
+                    t.cancel()
+                for _, ws in socks:
+                    await ws.close()
+            if self.stop.is_set():
+                return
+            socks = await self.open_game(n)
+
+    async def bot(self, name: str, ws, done: asyncio.Event) -> None:
+        rng = random.Random(self.rng.random())
+        sent_at: float | None = None
+        acted = -1
+        try:
+            async for text in ws:
+                msg = json.loads(text)
+                kind = msg["type"]
+                if kind == "ack":
+                    if sent_at is not None and self.measuring:
+                        self.stats.latencies.append(time.perf_counter() - sent_at)
+                        if len(self.stats.latencies) >= self.max_moves:
+                            self.stop.set()
+                    sent_at = None
+                elif kind == "error":
+                    self.stats.error(f"{msg['code']}: {msg['message']}")
+                    sent_at = None
+                    acted = -1  # try again on a fresh state
+                    await ws.send(json.dumps({"type": "sync"}))
+                elif kind == "state":
+                    view = msg["view"]
+                    if view["outcome"] is not None:
+                        if name == "X":
+                            self.stats.games_finished += 1
+                        done.set()
+                        return
+                    if sent_at is None and view["legal_moves"] and msg["version"] != acted:
+                        if self.think:
+                            await asyncio.sleep(self.think * (0.5 + rng.random()))
+                        acted = msg["version"]
+                        move = rng.choice(view["legal_moves"])
+                        sent_at = time.perf_counter()
+                        await ws.send(json.dumps({"type": "move", "move": move, "id": acted}))
+                if done.is_set() or self.stop.is_set():
+                    return
+        except websockets.ConnectionClosed as exc:
+            if not self.stop.is_set():
+                self.stats.error(f"socket: {exc!r}")
+        done.set()
+
+    async def watch(self, ws, done: asyncio.Event) -> None:
+        try:
+            async for text in ws:
+                msg = json.loads(text)
+                if msg["type"] == "state" and msg["view"]["outcome"] is not None:
+                    done.set()
+                    return
+        except websockets.ConnectionClosed as exc:
+            if not self.stop.is_set():
+                self.stats.error(f"spectator socket: {exc!r}")
+
+
+async def ping_baseline(base: str, count: int) -> Stats:
+    """ping -> pong round trips on one socket of an idle game."""
+    stats = Stats()
+    async with httpx.AsyncClient(base_url=base) as http:
+        g = (await http.post("/api/games", json={})).json()
+    url = f"{base.replace('http://', 'ws://')}/ws/{g['game_id']}?token={g['tokens']['spectator']}"
+    async with websockets.connect(url, max_size=2**23) as ws:
+        await ws.recv()
+        await ws.recv()
+        for i in range(count):
+            t = time.perf_counter()
+            await ws.send(json.dumps({"type": "ping", "id": i}))
+            reply = json.loads(await ws.recv())
+            if reply.get("type") != "pong":
+                stats.error(str(reply))
+            stats.latencies.append(time.perf_counter() - t)
+            await asyncio.sleep(0.06)  # stay under the rate limit (20 a second)
+    return stats
+
+
+async def run_row(base: str, pid: int, games: int, seconds: float, max_moves: int,
+                  think: float, spectators: bool, seed: int) -> Stats:
+    """Open ``games`` games (not timed), then play them for ``seconds`` (timed)."""
+    stats = Stats()
+    load = Load(base, stats, max_moves, think, spectators, seed)
+    opened = []
+    for n in range(games):
+        opened.append(await load.open_game(n))
+    load.measuring = True
+    t0, cpu0 = time.perf_counter(), cpu_seconds(pid)
+    slots = [asyncio.create_task(load.game_slot(n, socks)) for n, socks in enumerate(opened)]
+    try:
+        await asyncio.wait_for(load.stop.wait(), seconds)
+    except TimeoutError:
+        pass
+    load.measuring = False
+    stats.seconds, stats.server_cpu = time.perf_counter() - t0, cpu_seconds(pid) - cpu0
+    load.stop.set()
+    await asyncio.wait(slots, timeout=10)
+    for t in slots:
+        t.cancel()
+    await load.http.aclose()
+    return stats
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=100, help="concurrent games (default 100)")
+    ap.add_argument("--seconds", type=float, default=15.0, help="length of each row (default 15)")
+    ap.add_argument("--think", type=float, default=1.0,
+                    help="mean seconds a bot waits before moving in the 'think' row (default 1)")
+    ap.add_argument("--max-moves", type=int, default=200_000, help="moves per row at most")
+    ap.add_argument("--no-spectators", action="store_true", help="no spectator sockets")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    if args.games < 1 or args.seconds <= 0:
+        ap.error("--games >= 1 and --seconds > 0")
+
+    workdir = Path(tempfile.mkdtemp(prefix="sy-load-"))
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = (workdir / "server.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "scotlandyard.server", "--port", str(port),
+                             "--db", str(workdir / "load.sqlite3"), "--ai-delay", "0"],
+                            cwd=workdir, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(base + "/api/presets", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the server did not start; see " + str(workdir / "server.log"))
+            time.sleep(0.1)
+
+        rows = []
+        spect = not args.no_spectators
+
+        def measure(label: str, games: int, coro_factory) -> None:
+            stats = asyncio.run(coro_factory())
+            rows.append((label, games, stats))
+
+        measure("ping baseline (idle)", 1, lambda: ping_baseline(base, 100))
+        measure("1 game, no think", 1, lambda: run_row(
+            base, proc.pid, 1, min(args.seconds, 5), args.max_moves, 0.0, spect, args.seed))
+        measure(f"{args.games} games, think {args.think:g}s", args.games, lambda: run_row(
+            base, proc.pid, args.games, args.seconds, args.max_moves, args.think, spect,
+            args.seed + 1))
+        measure(f"{args.games} games, no think", args.games, lambda: run_row(
+            base, proc.pid, args.games, args.seconds, args.max_moves, 0.0, spect, args.seed + 2))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+    server_errors = sum("ERROR" in line or "Traceback" in line
+                        for line in (workdir / "server.log").read_text().splitlines())
+    print(f"scotlandyard server load, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
+          f"spectators {'on' if spect else 'off'}")
+    head = (f"{'scenario':<26} {'games':>5} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
+            f"{'p90 ms':>7} {'p99 ms':>7} {'max ms':>7} {'srv cpu ms/move':>15} {'errors':>6}")
+    print(head)
+    print("-" * len(head))
+    for label, games, st in rows:
+        n = len(st.latencies)
+        per = f"{st.server_cpu * 1000 / n:.2f}" if n and st.server_cpu else "-"
+        rate = f"{n / st.seconds:.0f}" if st.seconds else "-"
+        print(f"{label:<26} {games:>5} {n:>7} {rate:>8} {pct(st.latencies, .5):>7.1f} "
+              f"{pct(st.latencies, .9):>7.1f} {pct(st.latencies, .99):>7.1f} "
+              f"{(max(st.latencies) * 1000 if n else float('nan')):>7.1f} {per:>15} {st.errors:>6}")
+    finished = sum(st.games_finished for _, _, st in rows)
+    print(f"games finished: {finished}; server log error lines: {server_errors}; "
+          f"median move frame round trip includes JSON parsing in this client")
+    for label, _, st in rows:
+        for sample in st.error_samples:
+            print(f"  {label}: {sample}")
+
+
+if __name__ == "__main__":
+    main()
