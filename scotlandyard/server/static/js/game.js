@@ -6,6 +6,7 @@ import { BoardView, PIECE_COLOURS, pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
 import { verifyOpenings } from "./verify.js";
+import { h } from "./dom.js";
 
 const TOKENS_KEY = "sy.tokens";
 const TICKET_KINDS = ["taxi", "bus", "underground", "black", "double"];
@@ -32,19 +33,6 @@ function $(root, sel) {
   return root.querySelector(sel);
 }
 
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else if (k === "dataset") Object.assign(node.dataset, v);
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined) node.append(c);
-  return node;
-}
 
 function count(v) {
   return v === null ? "∞" : v === undefined ? "–" : String(v);

@@ -3,6 +3,7 @@
 import { createGame, getPresets } from "./api.js";
 import { pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
+import { h } from "./dom.js";
 
 /**
  * The pieces of a preset with `detectives` detectives, as the server's /api/presets lists them
@@ -14,19 +15,6 @@ export function piecesFor(presets, preset, detectives) {
   return listed;
 }
 
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else if (k === "dataset") Object.assign(node.dataset, v);
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined) node.append(c);
-  return node;
-}
 
 async function copyText(text, input) {
   try {
