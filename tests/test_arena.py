@@ -251,16 +251,16 @@ def test_results_file_holds_win_rates_reasons_length_and_times(tmp_path: Path) -
 
 
 def test_every_game_record_replays_to_its_manifest_result(tmp_path: Path) -> None:
-    cfg = ArenaConfig(games=5, seed=8, rules=Rules.new_edition(detectives=2),
-                      detectives_options={"note": "x"})
+    cfg = ArenaConfig(games=5, seed=8, rules=Rules.new_edition(detectives=2), detectives="cal",
+                      detectives_options={"epsilon": 0.5})
     result = run_arena(cfg, tmp_path, progress=False)
     for g in result.games:
         record = Record.load(tmp_path / g.record)  # type: ignore[operator]
         game = record.replay()
         assert game.seed == g.seed and game.ply == g.plies
         assert (game.outcome().winner, game.outcome().reason) == (g.winner, g.reason)  # type: ignore[union-attr]
-        assert record.players == {"X": "random", "D1": 'random(note="x")', "D2": 'random(note="x")',
-                                  "P1": 'random(note="x")', "P2": 'random(note="x")'}
+        assert record.players == {"X": "random", "D1": "cal(epsilon=0.5)", "D2": "cal(epsilon=0.5)",
+                                  "P1": "cal(epsilon=0.5)", "P2": "cal(epsilon=0.5)"}
         assert record.event == f"arena {cfg.config_hash} game {g.index}"
 
 

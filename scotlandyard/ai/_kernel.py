@@ -40,9 +40,12 @@ ST_NLOG = 47      # slots of Mr X's log filled
 ST_TAKE = 48      # R-VAR-EXTRA-REVEAL: detective Mr X takes a ticket from next (0 none)
 ST_OUT = 49       # outcome (OUT_*)
 ST_CAPT = 50      # the piece that caught Mr X
-ST_BEL = 56       # 200 flags: possible locations of Mr X (R-BELIEF)
-ST_TMP = 256      # 200 scratch flags
-ST_LEN = 456
+ST_BLN = 51       # entries in the possible-location list
+ST_BEL = 56       # 200 flags: possible locations of Mr X (R-BELIEF); the truth
+ST_TMP = 256      # 200 scratch flags, kept all zero between uses
+ST_BL = 456       # list of possible locations (an entry whose flag is 0 is stale)
+ST_TMPL = 656     # scratch list
+ST_LEN = 856
 
 OUT_NONE = 0
 OUT_SURVIVED = 1
@@ -91,6 +94,7 @@ PF_FILT = 2       # Mr X move filtering
 PF_TARGET = 3     # detectives' playout target: 0 Mr X's (determinized) station, 1 a possible location
 PF_SAMPLE = 4     # sample Mr X's station each iteration (the detectives' search)
 PF_NLOCS = 5      # number of locations to sample from
+PF_NROOT = 6      # root moves restricted to the first PF_NROOT codes of ``ra`` (0: all)
 PF_LEN = 8
 
 # ---- tree layout --------------------------------------------------------------------------------
@@ -274,10 +278,20 @@ def mrx_singles(st, ru, bd, at, s0, s1, s2, s3, sc, off, k):
 def all_taxi_only(st, bd):
     """True if every possible location of Mr X has taxi links only (a black ticket hides
     nothing there). A ferry station is never taxi-only."""
-    for s in range(1, NS):
+    for j in range(st[ST_BLN]):
+        s = st[ST_BL + j]
         if st[ST_BEL + s] != 0 and bd[BD_TONLY + s] == 0:
             return False
     return True
+
+
+def set_belief_single(st, d):
+    """Mr X's possible locations become exactly ``d``."""
+    for j in range(st[ST_BLN]):
+        st[ST_BEL + st[ST_BL + j]] = 0
+    st[ST_BEL + d] = 1
+    st[ST_BL] = d
+    st[ST_BLN] = 1
 
 
 def mark_reach(st, bd, sc, flag):
@@ -322,12 +336,26 @@ def gen_mrx_raw(st, ru, bd, filt, buf, sc):
         black1 = not (early or taxi or ru[RU_REV + nlog + 1] != 0)
         black2 = not (early or taxi or ru[RU_REV + nlog + 2] != 0)
         if dbl:
-            mark_reach(st, bd, sc, 1)
+            # in danger only if every single move lands next to a hunter: a quick look at the
+            # distance table first, then the exact test (lines the hunters have tickets for)
+            nh = st[ST_N]
             for j in range(ns):
-                if sc[SC_REACH + sc[SC_T + 64 + j]] == 0:
+                d = sc[SC_T + 64 + j]
+                near = False
+                for i in range(1, nh):
+                    if bd[BD_DIST + st[ST_POS + i] * NS + d] == 1:
+                        near = True
+                        break
+                if not near:
                     dbl = False
                     break
-            mark_reach(st, bd, sc, 0)
+            if dbl:
+                mark_reach(st, bd, sc, 1)
+                for j in range(ns):
+                    if sc[SC_REACH + sc[SC_T + 64 + j]] == 0:
+                        dbl = False
+                        break
+                mark_reach(st, bd, sc, 0)
     k = 0
     for j in range(ns):
         t = sc[SC_T + j]
@@ -394,27 +422,35 @@ def mrx_step(st, ru, bd, t, d):
     nlog = st[ST_NLOG] + 1
     st[ST_NLOG] = nlog
     if ru[RU_REV + nlog] != 0:
-        for s in range(NS):
-            st[ST_BEL + s] = 0
-        st[ST_BEL + d] = 1
+        set_belief_single(st, d)
         return
-    for s in range(NS):
-        st[ST_TMP + s] = 0
-    if t == T_BLACK:
-        for s in range(1, NS):
-            if st[ST_BEL + s] != 0:
-                for j in range(bd[BD_ANYC + s]):
-                    st[ST_TMP + bd[BD_ANY + s * MAXANY + j]] = 1
-    else:
-        for s in range(1, NS):
-            if st[ST_BEL + s] != 0:
-                base = t * NS + s
-                for j in range(bd[BD_NBC + base]):
-                    st[ST_TMP + bd[BD_NB + base * MAXDEG + j]] = 1
-    for s in range(NS):
-        st[ST_BEL + s] = st[ST_TMP + s]
-    for i in range(1, st[ST_N]):
-        st[ST_BEL + st[ST_POS + i]] = 0
+    # every station one line of the ticket's transport (any line for black) from a possible
+    # station, minus the stations held by hunters
+    n = 0
+    for j in range(st[ST_BLN]):
+        s = st[ST_BL + j]
+        if st[ST_BEL + s] == 0:
+            continue
+        if t == T_BLACK:
+            cnt = bd[BD_ANYC + s]
+            off = BD_ANY + s * MAXANY
+        else:
+            cnt = bd[BD_NBC + t * NS + s]
+            off = BD_NB + (t * NS + s) * MAXDEG
+        for k in range(cnt):
+            e = bd[off + k]
+            if st[ST_TMP + e] == 0 and not occupied(st, e):
+                st[ST_TMP + e] = 1
+                st[ST_TMPL + n] = e
+                n += 1
+    for j in range(st[ST_BLN]):
+        st[ST_BEL + st[ST_BL + j]] = 0
+    for j in range(n):
+        e = st[ST_TMPL + j]
+        st[ST_TMP + e] = 0
+        st[ST_BEL + e] = 1
+        st[ST_BL + j] = e
+    st[ST_BLN] = n
 
 
 def apply_move(st, ru, bd, code):
@@ -464,9 +500,7 @@ def apply_move(st, ru, bd, code):
                     st[ST_SUP + t1] += 1
             st[ST_POS + i] = d1
             if d1 == st[ST_POS]:
-                for s in range(NS):
-                    st[ST_BEL + s] = 0
-                st[ST_BEL + d1] = 1
+                set_belief_single(st, d1)
                 st[ST_OUT] = OUT_CAUGHT
                 st[ST_CAPT] = i
                 return
@@ -548,15 +582,16 @@ def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
     target = st[ST_POS]
     if target_mode == 1:
         cnt = 0
-        for s in range(1, NS):
-            if st[ST_BEL + s] != 0:
+        for j in range(st[ST_BLN]):
+            if st[ST_BEL + st[ST_BL + j]] != 0:
                 cnt += 1
         if cnt > 0:
             pick = rand_below(rng, cnt)
-            for s in range(1, NS):
-                if st[ST_BEL + s] != 0:
+            for j in range(st[ST_BLN]):
+                e = st[ST_BL + j]
+                if st[ST_BEL + e] != 0:
                     if pick == 0:
-                        target = s
+                        target = e
                         break
                     pick -= 1
     best = 1000000
@@ -639,6 +674,17 @@ def hkey(code):
     return H_DOUBLE + ((t1 * 200 + d1) * 4 + t2) * 200 + (code & 255)
 
 
+def selection_score(value_sum, visits, ln_parent, c, hist_sum, hist_count, w, use_ph):
+    """UCT with progressive history: ``v + c*sqrt(ln n_p / n_i) + h * W / ((1 - v) n_i + 1)``,
+    ``v`` the child's mean result, ``h`` the move's mean result in the history table (the term
+    is left out while the move has no history)."""
+    mean = value_sum / visits
+    score = mean + c * math.sqrt(ln_parent / visits)
+    if use_ph and hist_count > 0:
+        score += (hist_sum / hist_count) * w / ((1.0 - mean) * visits + 1.0)
+    return score
+
+
 def backpropagate(tr, tv, path, depth, out, capt, r):
     """Add one result to the nodes of ``path[0..depth]``: each node's value is the reward of the
     piece that made the move into it."""
@@ -649,9 +695,10 @@ def backpropagate(tr, tv, path, depth, out, capt, r):
     tr[path[0] * TR_W + TR_VIS] += 1
 
 
-def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, cum, rng,
+def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, cum, ra, rng,
                  buf, sc, path, imv):
-    """Run ``n_iter`` MCTS iterations on the tree in ``tr``/``tv`` (node 0 is the root)."""
+    """Run ``n_iter`` MCTS iterations on the tree in ``tr``/``tv`` (node 0 is the root; its
+    moves are limited to the codes in ``ra`` when ``pf[PF_NROOT]`` > 0)."""
     cc = pa[PA_C]
     ww = pa[PA_W]
     rr = pa[PA_R]
@@ -660,6 +707,7 @@ def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, c
     filt = pf[PF_FILT]
     sample = pf[PF_SAMPLE] != 0
     nlocs = pf[PF_NLOCS]
+    nroot = pf[PF_NROOT]
     cap_nodes = len(tv)
     cap_path = len(path)
     for _ in range(n_iter):
@@ -679,6 +727,18 @@ def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, c
         leaf = False
         while work[ST_OUT] == OUT_NONE and not leaf:
             n = gen_moves(work, ru, bd, filt, buf, sc)
+            if depth == 0 and nroot > 0:
+                # the caller's legal moves only (e.g. one seat's piece in free order)
+                k = 0
+                for j in range(n):
+                    c = buf[j]
+                    for q in range(nroot):
+                        if ra[q] == c:
+                            buf[k] = c
+                            k += 1
+                            break
+                if k > 0:
+                    n = k
             for j in range(n):
                 c = buf[j]
                 h = (c * 2654435761) & HMASK
@@ -712,12 +772,8 @@ def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, c
                     if vis == 0:
                         val = 1e200
                     else:
-                        mean = tv[ch] / vis
-                        val = mean + cc * math.sqrt(lnn / vis)
-                        if use_ph:
-                            key = hkey(code)
-                            if hc[key] > 0:
-                                val += (hs[key] / hc[key]) * ww / ((1.0 - mean) * vis + 1.0)
+                        key = hkey(code)
+                        val = selection_score(tv[ch], vis, lnn, cc, hs[key], hc[key], ww, use_ph)
                     if val > bestval:
                         bestval = val
                         best = ch

@@ -83,9 +83,9 @@ LEVELS: dict[str, Level] = {
         ("mcts", {}, Budget(playouts=1000, seconds=2.0)),
         ("mcts", {}, Budget(playouts=1000, seconds=2.0))),
     "hard": Level(
-        "hard", "MCTS, 20,000 iterations a move (at most 3 s)",
-        ("mcts", {}, Budget(playouts=20000, seconds=3.0)),
-        ("mcts", {}, Budget(playouts=20000, seconds=3.0))),
+        "hard", "MCTS, 50,000 iterations a move (at most 3 s)",
+        ("mcts", {}, Budget(playouts=50000, seconds=3.0)),
+        ("mcts", {}, Budget(playouts=50000, seconds=3.0))),
     "max": Level(
         "max", "MCTS, 10 s a move",
         ("mcts", {}, Budget(seconds=10.0)),

@@ -59,6 +59,8 @@ class RandomAgent:
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
         """A uniformly random legal move."""
+        if not isinstance(view, PlayerView):  # agents see views, never the Game
+            raise TypeError(f"agents get a PlayerView, not {type(view).__name__}")
         if not legal:
             raise ValueError("no legal move to choose from")
         return legal[rng.randrange(len(legal))]

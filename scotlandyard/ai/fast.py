@@ -33,9 +33,9 @@ from . import _kernel as K
 _KERNEL_FUNCS = (
     "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "hunter_can_move",
     "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles", "all_taxi_only",
-    "mark_reach", "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step", "apply_move",
-    "choose_mrx", "choose_hunter", "playout", "playout_many", "reward", "hkey", "backpropagate",
-    "mcts_iterate",
+    "set_belief_single", "mark_reach", "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step",
+    "apply_move", "choose_mrx", "choose_hunter", "playout", "playout_many", "reward", "hkey",
+    "selection_score", "backpropagate", "mcts_iterate",
 )
 
 OUTCOMES = {
@@ -56,6 +56,7 @@ class Kernel:
     def __init__(self, fast: bool, ns: dict[str, Any]) -> None:
         self.fast = fast
         self.ns = ns
+        self._consts: dict[int, tuple[tuple[int, ...], Any]] = {}
         if fast:
             import numpy as np
 
@@ -76,6 +77,15 @@ class Kernel:
         return self._np.array(list(values), dtype=self._np.float64) if self.fast else [
             float(v) for v in values]
 
+    def const(self, values: tuple[int, ...]) -> Any:
+        """A read-only int table (board, rules) in this kernel's form, built once per table."""
+        got = self._consts.get(id(values))
+        if got is None or got[0] is not values:
+            arr = self.ints(values)  # shared: the kernel never writes board or rules tables
+            got = (values, arr)
+            self._consts[id(values)] = got
+        return got[1]
+
     def grow(self, arr: Any, size: int, fill: float | int) -> Any:
         """``arr`` extended to ``size`` entries (new ones ``fill``)."""
         if len(arr) >= size:
@@ -88,10 +98,10 @@ class Kernel:
         return list(arr) + [fill] * (size - len(arr))
 
     def __getattr__(self, name: str) -> Any:
-        try:
-            return self.ns[name]
-        except KeyError:
-            raise AttributeError(name) from None
+        ns = self.__dict__.get("ns")
+        if ns is None or name not in ns:
+            raise AttributeError(name)
+        return ns[name]
 
 
 @cache
@@ -135,6 +145,20 @@ def kernel(fast: bool = True) -> Kernel:
         warnings.warn("numba is not installed: using the pure-Python playouts (pip install "
                       "scotlandyard[fast])", RuntimeWarning, stacklevel=2)
     return _pure_kernel()
+
+
+def warm_up(fast: bool = True) -> bool:
+    """Compile the kernel now (or load it from numba's cache) instead of during the first AI
+    move: a server may call this at start-up (about 10 s the first time on a machine, under a
+    second later). Returns True if the fast path is in use."""
+    from .mcts import MCTSOptions, MCTSSearch
+
+    kern = kernel(fast)
+    game = Game.new(Rules.classic(), seed=0)
+    playout(game, seed=0, fast=kern.fast)
+    playouts_per_run(game, 1, seed=0, fast=kern.fast)
+    MCTSSearch(game.view(MR_X), MCTSOptions(fast=kern.fast), seed=0).run(2)
+    return kern.fast
 
 
 # =================================================================================================
@@ -231,8 +255,13 @@ def state_of_game(game: Game, pending_take: str | None = None) -> list[int]:
         st[K.ST_OUT] = code
         st[K.ST_CAPT] = index[out.piece] if out.piece else 0
     bits = game.possible_bits
+    n = 0
     for s in range(1, K.NS):
-        st[K.ST_BEL + s] = (bits >> s) & 1
+        if (bits >> s) & 1:
+            st[K.ST_BEL + s] = 1
+            st[K.ST_BL + n] = s
+            n += 1
+    st[K.ST_BLN] = n
     return st
 
 
@@ -330,10 +359,9 @@ def _params(kern: Kernel, policy: PlayoutPolicy, c: float = 0.5, w: float = 5.0,
 
 
 def _scratch(kern: Kernel) -> Any:
-    sc = [0] * K.SC_LEN
-    for h in range(K.SC_HK, K.SC_HK + K.HMASK + 1):
-        sc[h] = -1
-    return kern.ints(sc)
+    sc = kern.ints(K.SC_LEN)
+    sc[K.SC_HK: K.SC_HK + K.HMASK + 1] = [-1] * (K.HMASK + 1)
+    return sc
 
 
 def max_plies(rules: Rules) -> int:
@@ -356,8 +384,8 @@ def playout(game: Game, seed: int, *, fast: bool = True,
     rules = game.rules
     pending = game.view(MR_X).pending_take if game.to_move == MR_X else None
     st = kern.ints(state_of_game(game, pending))
-    ru = kern.ints(rules_table(rules))
-    bd = kern.ints(board_table(rules.board))
+    ru = kern.const(rules_table(rules))
+    bd = kern.const(board_table(rules.board))
     pa, pf = _params(kern, policy)
     rng = kern.ints([_seed32(seed)])
     moves = kern.ints(max_plies(rules))
@@ -378,8 +406,8 @@ def playouts_per_run(game: Game, n: int, seed: int, *, fast: bool = True,
     kern = kernel(fast)
     rules = game.rules
     root = kern.ints(state_of_game(game))
-    ru = kern.ints(rules_table(rules))
-    bd = kern.ints(board_table(rules.board))
+    ru = kern.const(rules_table(rules))
+    bd = kern.const(board_table(rules.board))
     pa, pf = _params(kern, policy)
     res = kern.ints(2)
     kern.playout_many(n, root, kern.ints(K.ST_LEN), ru, bd, pa, pf, kern.ints([_seed32(seed)]),

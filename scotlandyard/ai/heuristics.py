@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from ..board import london
 from ..move import MR_X, Move, Ticket
@@ -48,10 +49,11 @@ def check_epsilon(epsilon: float) -> float:
     return float(epsilon)
 
 
-def best_by(moves: Sequence[Move], score: dict[Move, float] | list[float], rng: random.Random,
+def best_by(moves: Sequence[Move], score: Sequence[Any], rng: random.Random,
             *, highest: bool) -> Move:
-    """The move with the best score (``highest`` or lowest); ties drawn with ``rng``."""
-    values = list(score.values()) if isinstance(score, dict) else list(score)
+    """The move with the best score (``highest`` or lowest; scores compare like numbers or
+    tuples); ties drawn with ``rng``."""
+    values = list(score)
     target = max(values) if highest else min(values)
     tied = [m for m, v in zip(moves, values, strict=True) if v == target]
     return tied[rng.randrange(len(tied))]

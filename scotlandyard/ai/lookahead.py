@@ -8,7 +8,8 @@
 - :class:`ExpectimaxAgent` (detectives): for each move of the piece to move (in free order,
   of every piece that may move), the expected value over Mr X's possible locations of Mr X's
   best reply (by the same evaluation), with the other detectives standing still; the
-  detectives take the move of lowest expectation. Mr X's replies are his single moves.
+  detectives take the move of lowest expectation (ties: the moving piece's total distance to
+  the possible locations). Mr X's replies are his single moves.
 """
 
 from __future__ import annotations
@@ -48,11 +49,11 @@ def evaluate(game: Game, noise: float = 0.0) -> float:
 
 class ParanoidAgent:
     """Mr X by paranoid alpha-beta. ``Budget(playouts=n)`` caps the nodes searched,
-    ``Budget(seconds=s)`` the time; ``Budget()`` means ``nodes`` (default 4000)."""
+    ``Budget(seconds=s)`` the time; ``Budget()`` means ``nodes`` (default 20000)."""
 
     name = "alphabeta"
 
-    def __init__(self, side: str | None = None, depth: int | None = None, nodes: int = 4000,
+    def __init__(self, side: str | None = None, depth: int | None = None, nodes: int = 20000,
                  noise: float = 0.5, move_filter: bool = True) -> None:
         check_side(self.name, side, "mr_x")
         if depth is not None and (not isinstance(depth, int) or depth < 1):
@@ -149,7 +150,7 @@ class ParanoidAgent:
                 best_move = best_by(order, values, rng, highest=True)
                 self.last_depth = depth
                 # next depth: best first (better cut-offs)
-                ranked = sorted(zip(values, range(len(order))), key=lambda x: -x[0])
+                ranked = sorted(zip(values, range(len(order)), strict=True), key=lambda x: -x[0])
                 order = [order[i] for _, i in ranked]
         except _OutOfBudget:
             pass
@@ -169,6 +170,7 @@ class ExpectimaxAgent:
         if weights not in ("uniform", "categorization"):
             raise ValueError(f"weights is 'uniform' or 'categorization', not {weights!r}")
         self.weights = weights
+        self.last_locations = 0
 
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
@@ -182,6 +184,7 @@ class ExpectimaxAgent:
         locs = sorted(view.possible)
         if budget.playouts is not None and len(locs) > budget.playouts:
             locs = sorted(rng.sample(locs, budget.playouts))
+        self.last_locations = len(locs)
         if self.weights == "categorization":
             table = resolve_weights(None).location_weights(view)
             w = [table[s] for s in locs]
@@ -197,10 +200,11 @@ class ExpectimaxAgent:
             possible_bits |= 1 << s
         stations = dict(view.stations)
         deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else None
-        scores: list[float] = []
+        scores: list[tuple[float, int]] = []
+        inf = (float("inf"), 0)
         for m in legal:
             if deadline is not None and scores and time.perf_counter() > deadline:
-                scores.append(float("inf"))
+                scores.append(inf)
                 continue
             hunters = dict(stations)
             if not m.is_pass:
@@ -230,5 +234,8 @@ class ExpectimaxAgent:
                         v = 100 * min(r[d] for r in rows) + 10 * (black - 1) + sizes[3]
                         best = max(best, v)
                 exp += wt * best
-            scores.append(exp / total_w)
+            # ties (a far detective changes no reply): the moving piece's total distance to
+            # the possible locations
+            mover = 0 if m.is_pass else sum(board.distance_row(m.to)[s] for s in locs)  # type: ignore[arg-type]
+            scores.append((exp / total_w, mover))
         return best_by(legal, scores, rng, highest=False)

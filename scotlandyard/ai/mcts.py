@@ -129,11 +129,13 @@ class MCTSSearch:
     """One search from one view: build it, :meth:`run` iterations, read :meth:`best_move`.
 
     The search only knows ``view``; for the detectives it draws Mr X's station from
-    ``view.possible`` each iteration.
+    ``view.possible`` each iteration. ``root_moves`` limits the root to those moves (an agent
+    passes its legal moves: a caller may offer a subset, e.g. one seat's piece in free order).
     """
 
     def __init__(self, view: PlayerView, options: MCTSOptions | None = None, seed: int = 0,
-                 *, weights: Mapping[int, float] | None = None) -> None:
+                 *, weights: Mapping[int, float] | None = None,
+                 root_moves: Sequence[Move] | None = None) -> None:
         if not isinstance(view, PlayerView):
             raise TypeError(f"a search starts from a PlayerView, not {type(view).__name__}")
         if view.outcome is not None:
@@ -171,13 +173,17 @@ class MCTSSearch:
             cum.append(acc)
         self._root = kern.ints(state_of_game(game, view.pending_take))
         self._work = kern.ints(K.ST_LEN)
-        self._ru = kern.ints(rules_table(rules))
-        self._bd = kern.ints(board_table(rules.board))
+        self._ru = kern.const(rules_table(rules))
+        self._bd = kern.const(board_table(rules.board))
         self._pa, self._pf = _params(
             kern, opts.policy, opts.c, opts.history_weight, opts.coalition_reduction,
             opts.progressive_history, opts.history_playouts, sample, len(locs))
         self._locs = kern.ints(locs)  # type: ignore[arg-type]
         self._cum = kern.floats(cum)
+        mover = view.to_move or ""
+        allowed = sorted({encode(m, mover, rules) for m in root_moves or ()})
+        self._ra = kern.ints(allowed or [0])
+        self._pf[K.PF_NROOT] = len(allowed)
         self._rng = kern.ints([_seed32(seed)])
         self._buf = kern.ints(K.BUF_LEN)
         self._sc = _scratch(kern)
@@ -213,8 +219,8 @@ class MCTSSearch:
         t0 = time.perf_counter()
         self.kern.mcts_iterate(iterations, self._root, self._work, self._ru, self._bd, self._tr,
                                self._tv, self._mt, self._hs, self._hc, self._pa, self._pf,
-                               self._locs, self._cum, self._rng, self._buf, self._sc, self._path,
-                               self._imv)
+                               self._locs, self._cum, self._ra, self._rng, self._buf, self._sc,
+                               self._path, self._imv)
         self.seconds += time.perf_counter() - t0
 
     def run_budget(self, budget: Budget, default_playouts: int | None = None) -> None:
@@ -327,7 +333,7 @@ class MCTSAgent:
         if len(legal) == 1:
             self.last_search = None
             return legal[0]
-        search = MCTSSearch(view, self.options, seed)
+        search = MCTSSearch(view, self.options, seed, root_moves=legal)
         search.run_budget(budget)
         self.last_search = search
         move = search.best_move()

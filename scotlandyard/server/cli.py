@@ -7,6 +7,8 @@ The lead registers it in the main CLI as ``app.command("serve")(serve)``;
 from __future__ import annotations
 
 import copy
+import logging
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,6 +27,15 @@ def log_config() -> dict[str, Any]:
     cfg["loggers"]["scotlandyard"] = {"handlers": ["default"], "level": "INFO",
                                       "propagate": False}
     return cfg
+
+
+def _warm_up_ai() -> None:
+    from ..ai.fast import warm_up
+
+    try:
+        warm_up()
+    except Exception as exc:  # the AI still works, only its first move is slower
+        logging.getLogger("scotlandyard").warning("AI warm-up failed: %s", exc)
 
 
 def serve(
@@ -50,6 +61,9 @@ def serve(
     from .protocol import MAX_FRAME_BYTES
 
     app = create_app(db, ai_delay=ai_delay, ai_workers=ai_workers)
+    # Compile (or load from cache) the MCTS kernel in the background, so that the first AI
+    # seat to think does not wait for numba.
+    threading.Thread(target=_warm_up_ai, name="ai-warm-up", daemon=True).start()
     typer.echo(f"scotlandyard: http://{host}:{port}/  (database {db})")
     uvicorn.run(
         app, host=host, port=port, ws="websockets-sansio", log_config=log_config(),

@@ -37,7 +37,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a running game server (stopped by pid at the end of the session)."""
     tmp = tmp_path_factory.mktemp("server")
@@ -74,7 +74,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One headless Chromium for the session."""
     from playwright.sync_api import sync_playwright
@@ -116,7 +116,7 @@ def new_page(browser: Any) -> Iterator[Any]:
     assert not errors, f"JavaScript errors: {errors}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def artifacts() -> Path:
     """The folder for screenshots (gitignored)."""
     ARTIFACTS.mkdir(exist_ok=True)

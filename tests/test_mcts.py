@@ -1,0 +1,453 @@
+"""The Nijssen & Winands MCTS, one technique at a time (pure-Python kernel: no numba compile here;
+the compiled path is checked against this one in test_playouts.py)."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import pytest
+
+from scotlandyard import Game, Move, Rules, Ticket, london
+from scotlandyard.ai import Budget, make_agent
+from scotlandyard.ai import _kernel as K
+from scotlandyard.ai import fast as F
+from scotlandyard.ai.categorization import CATEGORIES, CategoryWeights, category, default_weights
+from scotlandyard.ai.mcts import OPTION_NAMES, MCTSAgent, MCTSOptions, MCTSSearch
+
+PURE = {"fast": False}
+
+
+def advance(game: Game, plies: int, seed: int = 0) -> Game:
+    """Push ``plies`` random legal moves (no voluntary reveals), stopping at the end."""
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if game.is_over():
+            break
+        moves = [m for m in game.legal_moves() if not m.reveal]
+        game.push(moves[rng.randrange(len(moves))])
+    return game
+
+
+def detective_position(seed: int = 3, plies: int = 7) -> Game:
+    """A classic game with a detective to move and several possible locations."""
+    g = advance(Game.new(Rules.classic(), seed=seed), plies, seed)
+    while g.to_move == "X" or len(g.possible_locations()) < 3:
+        g = advance(g, 1, seed)
+    assert not g.is_over()
+    return g
+
+
+# ---- options ------------------------------------------------------------------------------------
+def test_mcts_defaults_are_the_papers():
+    o = MCTSOptions()
+    assert (o.c, o.history_weight, o.coalition_reduction) == (0.5, 5.0, 0.1)
+    assert (o.epsilon_mr_x, o.epsilon_detectives) == (0.1, 0.2)
+    assert o.progressive_history and o.history_playouts and o.move_filter and o.categorization
+    assert o.cal_target == "actual"
+    assert set(OPTION_NAMES) >= {"c", "progressive_history", "history_weight",
+                                 "coalition_reduction", "epsilon_mr_x", "epsilon_detectives",
+                                 "cal_target", "move_filter", "categorization", "fast"}
+
+
+@pytest.mark.parametrize("bad", [
+    {"c": -1}, {"coalition_reduction": 1.5}, {"epsilon_mr_x": 2}, {"epsilon_detectives": -0.1},
+    {"cal_target": "nowhere"}, {"move_filter": "yes"}, {"playouts": 0}, {"history_weight": math.nan},
+])
+def test_mcts_rejects_bad_options_with_their_name(bad):
+    name = next(iter(bad))
+    with pytest.raises(ValueError, match=name):
+        MCTSAgent(**bad)
+
+
+def test_mcts_rejects_unknown_option_and_lists_the_known_ones():
+    with pytest.raises(ValueError, match="unknown MCTS option.*coalition_reduction"):
+        make_agent("mcts", side="detectives", colition=0.2)
+
+
+# ---- progressive history -------------------------------------------------------------------------
+def test_progressive_history_table_is_reset_for_every_real_move():
+    game = Game.new(Rules.classic(), seed=5)
+    agent = MCTSAgent(**PURE)
+    rng = random.Random(1)
+    for _ in range(3):
+        view = game.view("X")
+        agent.choose(view, view.legal_moves, rng, Budget(playouts=1))
+        s = agent.last_search
+        assert s is not None and s.iterations == 1
+        # one iteration: the expanded move plus every playout move, nothing from earlier searches
+        assert s.history_total() == 1 + s.playout_plies
+        game.push(view.legal_moves[0])
+        while game.to_move != "X":
+            game.push(game.legal_moves()[0])
+
+
+def test_progressive_history_table_holds_each_moves_results():
+    view = detective_position().view("D1")
+    s = MCTSSearch(view, MCTSOptions(history_playouts=False, **PURE), seed=4)
+    s.run(60)
+    piece = view.to_move
+    for child in s.root_children():
+        total, count = s.history(piece, child.move)
+        # every iteration through a root child added that move once, with its result
+        assert count == child.visits
+        assert total == pytest.approx(child.value * child.visits)
+
+
+def test_progressive_history_score_is_the_papers_formula():
+    # v + C sqrt(ln n_p / n_i) + h * W / ((1 - v) n_i + 1)
+    v, n_i, n_p, c, h, w = 0.6, 10, 50, 0.5, 0.8, 5.0
+    expected = v + c * math.sqrt(math.log(n_p) / n_i) + h * w / ((1 - v) * n_i + 1)
+    assert K.selection_score(v * n_i, n_i, math.log(n_p), c, h * 7, 7, w, True) == pytest.approx(expected)
+    assert K.selection_score(v * n_i, n_i, math.log(n_p), c, h * 7, 7, w, False) == pytest.approx(
+        v + c * math.sqrt(math.log(n_p) / n_i))
+    # no history for the move yet: plain UCT
+    assert K.selection_score(v * n_i, n_i, math.log(n_p), c, 0.0, 0, w, True) == pytest.approx(
+        v + c * math.sqrt(math.log(n_p) / n_i))
+
+
+def test_progressive_history_changes_the_search():
+    view = detective_position().view("D1")
+    runs = []
+    for ph in (True, False):
+        s = MCTSSearch(view, MCTSOptions(progressive_history=ph, **PURE), seed=11)
+        s.run(150)
+        runs.append([(c.move, c.visits) for c in s.root_children()])
+    assert runs[0] != runs[1]
+
+
+# ---- coalition reduction --------------------------------------------------------------------------
+def _path_tree(moves: list[int]) -> tuple[list[int], list[float], list[int]]:
+    tr = [0, -1, -1, -1, 0]
+    tv = [0.0]
+    path = [0]
+    for i, code in enumerate(moves, start=1):
+        tr += [code, i - 1, -1, -1, 0]
+        tv.append(0.0)
+        path.append(i)
+    return tr, tv, path
+
+
+@pytest.mark.parametrize("r", [0.1, 0.0, 0.35])
+def test_coalition_reduction_backpropagates_one_minus_r_for_another_detectives_capture(r):
+    d1 = K.encode(1, 0, 10, K.T_NONE, 0)
+    d2 = K.encode(2, 0, 20, K.T_NONE, 0)
+    x = K.encode(0, 1, 30, K.T_NONE, 0)
+    tr, tv, path = _path_tree([d1, d2, x])
+    K.backpropagate(tr, tv, path, 3, K.OUT_CAUGHT, 2, r)  # D2 caught Mr X
+    assert tv[1] == pytest.approx(1 - r)  # D1's move: another detective's capture
+    assert tv[2] == pytest.approx(1.0)    # D2's move: its own capture
+    assert tv[3] == 0.0                   # Mr X lost
+    assert [tr[i * K.TR_W + K.TR_VIS] for i in range(4)] == [1, 1, 1, 1]
+    K.backpropagate(tr, tv, path, 3, K.OUT_SURVIVED, 0, r)
+    assert (tv[1], tv[2], tv[3]) == pytest.approx((1 - r, 1.0, 1.0))
+
+
+def test_coalition_reduction_police_count_as_other_hunters_and_cornering_is_a_full_win():
+    assert K.reward(1, K.OUT_CAUGHT, 3, 0.1) == pytest.approx(0.9)  # P1 (piece 3) caught
+    assert K.reward(3, K.OUT_CAUGHT, 3, 0.1) == 1.0
+    assert K.reward(2, K.OUT_CORNERED, 0, 0.1) == 1.0
+    assert K.reward(0, K.OUT_CORNERED, 0, 0.1) == 0.0
+    assert K.reward(0, K.OUT_STUCK, 0, 0.1) == 1.0
+
+
+def test_coalition_reduction_option_reaches_the_search():
+    view = detective_position().view("D1")
+    values = []
+    for r in (0.0, 0.5):
+        s = MCTSSearch(view, MCTSOptions(coalition_reduction=r, **PURE), seed=2)
+        s.run(80)
+        values.append(sum(c.value * c.visits for c in s.root_children()))
+    # identical seeds: a larger reduction can only lower the detectives' backed-up results
+    assert values[1] < values[0]
+
+
+# ---- single-tree determinization --------------------------------------------------------------------
+def test_determinization_only_follows_moves_consistent_with_the_drawn_station():
+    rules = Rules.classic(detectives=1)  # below each D1 move comes Mr X's node
+    game = advance(Game.new(rules, seed=8), 4, 8)
+    while game.to_move != "D1" or len(game.possible_locations()) < 4:
+        game = advance(game, 1, 9)
+    view = game.view("D1")
+    locs = sorted(view.possible)
+    a, b = locs[0], locs[-1]
+    only = {a: 0, b: 0}
+    for weights in ({a: 1.0}, {a: 1.0, b: 1.0}):
+        drawn = sorted(weights)
+        s = MCTSSearch(view, MCTSOptions(**PURE), seed=1, weights=weights)
+        s.run(200)
+        mr_x_children = 0
+        for d1_node, d1_code, _, _ in s.node_children(0):
+            d1_move = F.decode(d1_code, rules)
+            legal_from = {}
+            for loc in drawn:
+                g = Game.from_view(view, mr_x=loc)
+                g.push(d1_move)
+                legal_from[loc] = set(F.game_moves(g)) if not g.is_over() else set()
+            for _, code, visits, _ in s.node_children(d1_node):
+                m = F.decode(code, rules)
+                mr_x_children += 1
+                # every Mr X move in the tree is legal from a station that was drawn
+                assert any(m in legal_from[loc] for loc in drawn)
+                for loc in drawn:
+                    if all((m in legal_from[o]) == (o == loc) for o in drawn):
+                        only[loc] += visits
+        assert mr_x_children > 0
+    # both draws: Mr X's node holds the union of the moves from both stations
+    assert only[a] > 0 and only[b] > 0
+
+
+def test_single_tree_every_iteration_passes_the_root():
+    view = detective_position().view("D1")
+    s = MCTSSearch(view, MCTSOptions(**PURE), seed=6)
+    s.run(90)
+    assert s.iterations == 90
+    assert sum(c.visits for c in s.root_children()) == 90
+    assert s.nodes <= 91  # one node added per iteration at most
+
+
+def test_determinization_draws_by_location_categorization():
+    view = detective_position().view("D1")
+    table = CategoryWeights((0.0001, 1.0, 1.0, 1.0, 1.0))
+    s = MCTSSearch(view, MCTSOptions(categorization_weights=table, **PURE), seed=0)
+    board = london("classic")
+    hunters = [st for p, st in view.stations.items()]
+    for loc, w in zip(s.locations, s.location_weights, strict=True):
+        assert w == table.weights[category(loc, hunters, board)]
+    off = MCTSSearch(view, MCTSOptions(categorization=False, **PURE), seed=0)
+    assert set(off.location_weights) == {1.0}
+
+
+def test_shipped_categorization_table_is_learned_and_well_formed():
+    table = default_weights()
+    assert len(table.weights) == len(CATEGORIES)
+    assert table.games >= 100 and sum(table.available) > 0
+    # learned: Mr X is rarely right next to a detective
+    assert table.weights[0] < max(table.weights[1:])
+
+
+def test_learn_categorization_counts_every_detective_decision(tmp_path):
+    from scotlandyard.ai.categorization import learn_categorization, main
+
+    table = learn_categorization(1, rules=Rules.classic(detectives=2), seed=3,
+                                 mr_x_playouts=5, detective_playouts=5, fast=False)
+    assert table.games == 1 and sum(table.hits) > 0
+    assert all(a >= h for a, h in zip(table.available, table.hits, strict=True))
+    out = tmp_path / "cat.json"
+    assert main(["--games", "1", "--out", str(out), "--detectives", "1", "--mr-x-playouts", "3",
+                 "--detective-playouts", "3", "--pure"]) == 0
+    assert CategoryWeights.load(out).games == 1
+
+
+# ---- move filtering ---------------------------------------------------------------------------------
+def _expected_filter(view) -> tuple[bool, bool]:
+    """(black allowed, doubles allowed) by the paper's rules, computed independently."""
+    board = london(view.rules.board)
+    slot = len(view.log) + 1
+    possible = view.possible
+    taxi_only = all(not any(board.neighbours[t][s] for t in (1, 2, 3)) for s in possible)
+    black_ok = view.round > 2 and slot not in view.rules.reveal_slots and not taxi_only
+    hunters = [p for p in view.rules.hunters]
+    reach = set()
+    for p in hunters:
+        tk = view.tickets[p]
+        for t, name in enumerate(("taxi", "bus", "underground")):
+            if tk.get(name) is None or tk[name] > 0:
+                reach.update(board.neighbours[t][view.stations[p]])
+    singles = [m for m in view.legal_moves if not m.is_double and not m.reveal]
+    danger = bool(singles) and all(m.to in reach for m in singles)
+    return black_ok, danger
+
+
+def test_move_filter_matches_the_papers_rules_in_many_positions():
+    checked = blocked_black = allowed_black = doubles = 0
+    for seed in range(24):
+        rules = Rules.classic() if seed % 2 else Rules.new_edition(4)
+        game = Game.new(rules, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over():
+            view = game.view(game.to_move)
+            if game.to_move == "X" and not view.pending_take:
+                filtered = F.kernel_moves(view, move_filter=True)
+                unfiltered = set(F.kernel_moves(view, move_filter=False))
+                assert set(filtered) <= unfiltered
+                black_ok, danger = _expected_filter(view)
+                has_black = any(t == 3 for m in filtered for t, _ in m.steps)
+                could_black = any(t == 3 for m in unfiltered for t, _ in m.steps)
+                has_double = any(m.is_double for m in filtered)
+                could_double = any(m.is_double for m in unfiltered)
+                fallback = not any(not m.is_double and all(t != 3 for t, _ in m.steps)
+                                   for m in unfiltered)
+                if not fallback:
+                    if could_black and not black_ok:
+                        assert not any(t == 3 for m in filtered if not m.is_double
+                                       for t, _ in m.steps)
+                        blocked_black += 1
+                    if could_black and black_ok:
+                        assert has_black
+                        allowed_black += 1
+                    assert has_double == (could_double and danger)
+                    doubles += has_double
+                checked += 1
+            moves = [m for m in view.legal_moves if not m.reveal and not m.is_double]
+            if game.to_move != "X" and rng.random() < 0.5:
+                # hunters close in on Mr X (this test reads the truth) to make danger happen
+                row = london(rules.board).distance_row(game.station("X"))
+                moves.sort(key=lambda m: row[m.to] if m.to else 99)
+                moves = moves[:1]
+            game.push(moves[rng.randrange(len(moves))])
+    assert checked > 100 and blocked_black > 10 and allowed_black > 10 and doubles > 0
+
+
+def test_move_filter_no_black_ticket_in_the_first_two_rounds():
+    game = Game.new(Rules.classic(), seed=1)
+    view = game.view("X")
+    assert any(m.ticket == 3 for m in F.kernel_moves(view, move_filter=False))
+    assert not any(3 in (m.ticket, m.ticket2) for m in F.kernel_moves(view, move_filter=True))
+
+
+def revealed_at(station: int) -> Game:
+    """A classic game in round 4 with Mr X to move, revealed on ``station`` at slot 3 (so his
+    possible locations are exactly that station)."""
+    rules = Rules.classic()
+    board = london("classic")
+    other = board.neighbours[0][station][0]
+    far = [s for s in board.all_stations
+           if board.distance(s, station) >= 6 and board.distance(s, other) >= 6]
+    step = len(far) // len(rules.hunters)
+    start = {"X": other, **{p: far[step * i] for i, p in enumerate(rules.hunters)}}
+    game = Game.new(rules, start=start)
+    for step in (station, other, station):
+        assert game.to_move == "X"
+        game.push(Move.single(Ticket.TAXI, step))
+        while game.to_move != "X":
+            game.push(game.legal_moves()[0])
+    return game
+
+
+def test_move_filter_no_black_ticket_on_a_reveal_slot():
+    game = revealed_at(13)
+    game.pop()
+    while game.to_move != "X":  # back to Mr X's third move: slot 3 reveals him
+        game.pop()
+    view = game.view("X")
+    assert view.round == 3 and len(view.log) + 1 in view.rules.reveal_slots
+    assert any(m.ticket == Ticket.BLACK for m in F.kernel_moves(view, move_filter=False))
+    assert not any(m.ticket == Ticket.BLACK for m in F.kernel_moves(view, move_filter=True)
+                   if not m.is_double)
+
+
+@pytest.mark.parametrize("station,black", [
+    (12, False),   # taxi links only: a black ticket would hide nothing
+    (13, True),    # bus and underground stop: black hides which line
+    (115, True),   # taxi and ferry: a ferry station is never "taxi only"
+    (194, True),
+])
+def test_move_filter_black_ticket_only_where_it_hides_something(station, black):
+    view = revealed_at(station).view("X")
+    assert view.round == 4 and view.possible == frozenset({station})
+    assert view.tickets["X"]["black"] > 0
+    has_black = any(Ticket.BLACK in (m.ticket, m.ticket2) for m in
+                    F.kernel_moves(view, move_filter=True))
+    assert has_black == black
+    assert any(m.ticket == Ticket.BLACK for m in F.kernel_moves(view, move_filter=False))
+
+
+@pytest.mark.parametrize("hunter,danger", [(28, True), (100, False)])
+def test_move_filter_double_moves_only_in_danger(hunter, danger):
+    # Mr X on 5 can go to 15 or 16 only; a detective on 28 reaches both next round
+    rules = Rules.classic(detectives=1)
+    game = Game.new(rules, start={"X": 5, "D1": hunter})
+    view = game.view("X")
+    assert _expected_filter(view)[1] == danger
+    assert any(m.is_double for m in F.kernel_moves(view, move_filter=False))
+    assert any(m.is_double for m in F.kernel_moves(view, move_filter=True)) == danger
+
+
+def test_mr_x_agent_respects_move_filter_at_the_root():
+    game = Game.new(Rules.classic(), seed=2)
+    view = game.view("X")
+    for seed in range(3):
+        m = MCTSAgent(**PURE).choose(view, view.legal_moves, random.Random(seed),
+                                     Budget(playouts=40))
+        assert not m.is_double and m.ticket != 3
+
+
+# ---- budget, determinism, legality -------------------------------------------------------------------
+def test_mcts_runs_exactly_the_playout_budget():
+    view = detective_position().view("D1")
+    agent = MCTSAgent(**PURE)
+    agent.choose(view, view.legal_moves, random.Random(0), Budget(playouts=37))
+    assert agent.last_search.iterations == 37
+
+
+def test_mcts_respects_a_time_budget():
+    view = detective_position().view("D1")
+    agent = MCTSAgent(**PURE)
+    t0 = time.perf_counter()
+    agent.choose(view, view.legal_moves, random.Random(0), Budget(seconds=0.25))
+    elapsed = time.perf_counter() - t0
+    assert agent.last_search.iterations >= 1
+    assert elapsed < 0.25 + 0.35
+
+
+def test_mcts_time_and_playout_budgets_whichever_ends_first():
+    view = detective_position().view("D1")
+    agent = MCTSAgent(**PURE)
+    agent.choose(view, view.legal_moves, random.Random(0), Budget(playouts=5, seconds=30))
+    assert agent.last_search.iterations == 5
+
+
+def test_mcts_is_deterministic_with_a_seed():
+    view = detective_position().view("D1")
+    picks = {MCTSAgent(**PURE).choose(view, view.legal_moves, random.Random(9),
+                                      Budget(playouts=60)) for _ in range(3)}
+    assert len(picks) == 1
+
+
+@pytest.mark.parametrize("rules", [Rules.new_edition(2), Rules.new_edition_two_players(),
+                                   Rules.classic_two_players()], ids=str)
+def test_mcts_plays_legal_moves_in_every_edition_free_order_included(rules):
+    game = Game.new(rules, seed=12)
+    agent = MCTSAgent(**PURE)
+    rng = random.Random(3)
+    for _ in range(14):
+        if game.is_over():
+            break
+        view = game.view(game.to_move)
+        move = agent.choose(view, view.legal_moves, rng, Budget(playouts=12))
+        assert move in view.legal_moves
+        if rules.free_order and view.side == "detectives":
+            assert move.piece in game.pieces_to_move
+        game.push(move)
+
+
+def test_mcts_chooses_among_the_moves_it_is_offered():
+    # free order: a caller (a seat of the web app) may offer one piece's moves only
+    game = Game.new(Rules.new_edition(3), seed=5)
+    game.push(next(m for m in game.legal_moves() if not m.is_double))
+    view = game.view("D1")
+    for piece in view.pieces_to_move:
+        offered = [m for m in view.legal_moves if m.piece == piece]
+        for seed in range(2):
+            move = MCTSAgent(**PURE).choose(view, offered, random.Random(seed), Budget(playouts=30))
+            assert move in offered
+
+
+def test_mcts_with_a_pending_take_in_the_voluntary_reveal_variant():
+    rules = Rules.classic(extra_reveal=True)
+    game = Game.new(rules, seed=3)
+    reveal = next(m for m in game.legal_moves() if m.reveal)
+    game.push(reveal)
+    view = game.view("X")
+    assert view.pending_take
+    move = MCTSAgent(**PURE).choose(view, view.legal_moves, random.Random(0), Budget(playouts=10))
+    assert move.is_take and move in view.legal_moves
+
+
+def test_fast_option_falls_back_to_pure_python_without_numba(monkeypatch):
+    monkeypatch.setattr(F, "numba_available", lambda: False)
+    with pytest.warns(RuntimeWarning, match="numba is not installed"):
+        kern = F.kernel(True)
+    assert not kern.fast
