@@ -637,6 +637,8 @@ class Game:
         self._history.append((i, move, undo[3]))
         if self._outcome is None:
             self._outcome = self._check_end(undo[3])
+            if self._outcome is not None and self._outcome.reason == "detectives_stuck":
+                self._round = self._outcome.round  # the game ended in the round of that move
 
     def _do_mr_x(self, move: Move) -> None:
         sup = self._sup[0]

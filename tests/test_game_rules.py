@@ -288,6 +288,9 @@ def test_r_end_detectives_stuck() -> None:
     g.push(g.legal_moves()[0])
     o = g.outcome()
     assert o is not None and (o.winner, o.reason, o.round) == ("mr_x", "detectives_stuck", 1)
+    assert g.round == 1  # the game ended in round 1, not at the start of round 2
+    g.pop()
+    assert g.round == 1 and not g.is_over() and g.to_move == "D3"
 
 
 def test_r_end_police_keep_the_hunt_going_after_tickets_run_out() -> None:
