@@ -63,6 +63,17 @@ def _hunters(view: PlayerView) -> dict[str, int]:
     return {p: s for p, s in view.stations.items() if p != MR_X}
 
 
+def mr_x_candidates(view: PlayerView, legal: Sequence[Move],
+                    move_filter: bool) -> tuple[PlayerView, list[Move]]:
+    """Mr X's moves worth considering: the legal moves through the paper's move filter, without
+    voluntary reveals (while others remain). Checks that ``view`` is Mr X's view."""
+    view = require_view(view, "mr_x")
+    if not legal:
+        raise ValueError("no legal move to choose from")
+    cands = filter_legal(view, legal, move_filter)
+    return view, [m for m in cands if not m.reveal] or cands
+
+
 class MCDAgent:
     """Mr X: maximize the distance to the closest detective (ties: single before double,
     non-black before black, then random). ``move_filter`` applies the paper's move filtering
@@ -79,11 +90,7 @@ class MCDAgent:
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
         """The MCD move."""
-        view = require_view(view, "mr_x")
-        if not legal:
-            raise ValueError("no legal move to choose from")
-        cands = filter_legal(view, legal, self.move_filter)
-        cands = [m for m in cands if not m.reveal] or cands
+        view, cands = mr_x_candidates(view, legal, self.move_filter)
         if len(cands) == 1 or cands[0].is_take or rng.random() < self.epsilon:
             return cands[rng.randrange(len(cands))]
         board = london(view.rules.board)

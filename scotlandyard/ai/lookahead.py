@@ -24,8 +24,8 @@ from ..move import MR_X, Move, Ticket
 from ..view import PlayerView
 from .base import Budget
 from .categorization import resolve_weights
-from .fast import filter_legal, game_moves
-from .heuristics import best_by, check_side, require_view
+from .fast import game_moves
+from .heuristics import best_by, check_side, mr_x_candidates, require_view
 
 WIN = 1_000_000.0
 
@@ -72,11 +72,7 @@ class ParanoidAgent:
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
         """The move of the deepest completed search."""
-        view = require_view(view, "mr_x")
-        if not legal:
-            raise ValueError("no legal move to choose from")
-        cands = filter_legal(view, legal, self.move_filter)
-        cands = [m for m in cands if not m.reveal] or cands
+        view, cands = mr_x_candidates(view, legal, self.move_filter)
         if len(cands) == 1 or cands[0].is_take:
             return cands[rng.randrange(len(cands))]
         max_nodes = budget.playouts if budget.playouts is not None else (
