@@ -5,10 +5,12 @@ J. A. M. Nijssen and M. H. M. Winands, "Monte Carlo Tree Search for the Hide-and
 Scotland Yard", IEEE Transactions on Computational Intelligence and AI in Games 4(4):282-294,
 2012. Classic rules, five detectives. Each comparison changes one switch of one side's MCTS
 agent; the other side plays the baseline MCTS; the table gives the changed side's win rate
-(Wilson 95% interval) with the switch on and off:
+(Wilson 95% interval) with the switch on and off, and the two-sided Fisher's exact test of the
+difference (with Holm's correction over the comparisons in the summary):
 
 1. epsilon-greedy vs random playouts, for Mr X and for the detectives;
-2. determinization in a single tree vs separate trees (detectives);
+2. determinization in a single tree vs separate trees, 20 trees with the iterations split
+   among them (detectives);
 3. location categorization on vs off (detectives);
 4. coalition reduction on vs off (detectives).
 
@@ -22,12 +24,15 @@ that are the same configuration (the baseline is the "on" arm of every detective
 comparison) are played once.
 
     python benchmarks/nijssen_winands.py --quick    # smoke run: 20 games/arm, 200 playouts/move
+    python benchmarks/nijssen_winands.py --games 400 --budget 1000 --workers 2 --write
     python benchmarks/nijssen_winands.py --workers 16 --write     # 500 games/arm, 2000 playouts
 
-``--quick`` took 2 to 3 minutes on 2 busy cores (5 configurations x 20 games). At 200 playouts
-per move Mr X wins nearly every game, so the quick table shows the pipeline, not the paper's
-effects; the default (500 games, 2000 playouts per move, about 10 s per game on one core)
-needs a many-core machine or Ray (``--backend ray``) for an afternoon.
+``--quick`` takes 2 to 3 minutes on 2 busy cores (6 configurations x 20 games); at 200
+playouts per move Mr X wins nearly every game, so it shows the pipeline, not the paper's
+effects. At 1000 playouts per move a game takes 1.2 to 1.6 s of agent time on one core
+(separate trees the slowest); the second line (6 x 400 games) took 28 minutes on this
+machine's 2 shared cores and wrote the table in docs/experiments.md. The default (500
+games, 2000 playouts per move) needs a many-core machine or Ray (``--backend ray``).
 
 The MCTS agent's option names live in ``SWITCHES`` below and nowhere else (see docs/ai.md).
 """
@@ -36,10 +41,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import sys
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +66,12 @@ SWITCHES: dict[str, dict[str, Any]] = {
     "playouts": {"on": {"epsilon_mr_x": 0.1, "epsilon_detectives": 0.2},
                  "off": {"epsilon_mr_x": 1.0, "epsilon_detectives": 1.0},
                  "label": ("epsilon-greedy playouts", "random playouts")},
-    # determinization in one tree for all of Mr X's possible stations, or a tree per
-    # determinization (the agent refuses the option while it has no separate trees: the
-    # comparison is then reported as not available)
-    "trees": {"on": {}, "off": {"determinization": "separate"},
-              "label": ("single tree", "separate trees")},
+    # determinization in one tree for all of Mr X's possible stations (a fresh draw every
+    # iteration), or one tree per determinization: K stations drawn up front, the iterations
+    # split evenly among the K trees, the move with the most visits summed over them
+    "trees": {"on": {"determinization": "single"},
+              "off": {"determinization": "separate", "determinizations": 20, "vote": "visits"},
+              "label": ("single tree", "separate trees (20)")},
     "categorization": {"on": {"categorization": True}, "off": {"categorization": False},
                        "label": ("location categorization", "uniform over possible stations")},
     "coalition": {"on": {"coalition_reduction": 0.1}, "off": {"coalition_reduction": 0.0},
@@ -118,6 +126,19 @@ def arm_config(cmp: Comparison, on: bool, args: argparse.Namespace) -> ArenaConf
     )
 
 
+def fisher_exact(a: int, n_a: int, b: int, n_b: int) -> float:
+    """Two-sided Fisher's exact test of ``a`` wins in ``n_a`` games against ``b`` in ``n_b``:
+    the probability, with both margins fixed, of a table at most as likely as the one seen
+    (exact integer arithmetic)."""
+    if not (0 <= a <= n_a and 0 <= b <= n_b):
+        raise ValueError(f"need 0 <= wins <= games, got {a}/{n_a} and {b}/{n_b}")
+    k = a + b
+    lo, hi = max(0, k - n_b), min(k, n_a)
+    weight = [math.comb(n_a, x) * math.comb(n_b, k - x) for x in range(lo, hi + 1)]
+    seen = weight[a - lo]
+    return float(Fraction(sum(w for w in weight if w <= seen), sum(weight)))
+
+
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Play every arm (each distinct configuration once) and return the table's rows."""
     if AGENT not in agent_names():
@@ -160,27 +181,64 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             row.update(wins=wr.wins, games=wr.games, rate=wr.rate, ci=wr.interval,
                        errors=len(res.errors))
         rows.append(row)
+    for on_row, off_row in zip(rows[::2], rows[1::2], strict=True):
+        if "missing" not in on_row and "missing" not in off_row:
+            off_row["p"] = fisher_exact(on_row["wins"], on_row["games"], off_row["wins"],
+                                        off_row["games"])
+            off_row["diff"] = on_row["rate"] - off_row["rate"]
     return rows
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as a Markdown table (readable as plain text too)."""
-    head = ("| comparison | variant | side | win rate | 95% CI | games | paper |\n"
-            "|---|---|---|---:|---:|---:|---|\n")
+    head = ("| comparison | variant | side | win rate | 95% CI | games | on - off | Fisher p | "
+            "paper |\n|---|---|---|---:|---:|---:|---:|---:|---|\n")
     body = []
     for r in rows:
         if "missing" in r:
             body.append(f"| {r['comparison']} | {r['variant']} | {r['side']} | n/a | n/a | "
-                        f"0 (the agent has no such option) | {r['paper']} |\n")
+                        f"0 (the agent has no such option) | | | {r['paper']} |\n")
             continue
         games = f"{r['games']} ({r['errors']} agent errors)" if r["errors"] else str(r["games"])
+        diff = f"{r['diff']:+.1%}" if "diff" in r else ""
+        pval = f"{r['p']:.3g}" if "p" in r else ""
         body.append(f"| {r['comparison']} | {r['variant']} | {r['side']} | {r['rate']:.1%} | "
-                    f"{r['ci'][0]:.1%} - {r['ci'][1]:.1%} | {games} | {r['paper']} |\n")
+                    f"{r['ci'][0]:.1%} - {r['ci'][1]:.1%} | {games} | {diff} | {pval} | "
+                    f"{r['paper']} |\n")
     return head + "".join(body)
 
 
-def write_doc(path: Path, text: str, args: argparse.Namespace) -> None:
-    """Write ``docs/experiments.md``: how the table was made, and the table."""
+def summary(rows: list[dict[str, Any]], alpha: float = 0.05) -> str:
+    """One line per comparison: the difference, Fisher's p, whether it is significant at
+    ``alpha`` alone and after Holm's correction over the comparisons, and its direction
+    against the paper's (the paper finds every switch's "on" the stronger)."""
+    pairs = [(on, off) for on, off in zip(rows[::2], rows[1::2], strict=True) if "p" in off]
+    order = sorted(range(len(pairs)), key=lambda i: pairs[i][1]["p"])
+    holm = [False] * len(pairs)
+    for rank, i in enumerate(order):
+        if pairs[i][1]["p"] > alpha / (len(pairs) - rank):
+            break
+        holm[i] = True
+    lines = []
+    for i, (on, off) in enumerate(pairs):
+        diff, pval = off["diff"], off["p"]
+        if pval >= alpha:
+            verdict = "not significant"
+        else:
+            verdict = ("significant, also after Holm's correction" if holm[i]
+                       else "significant alone, not after Holm's correction")
+        direction = ("the paper's direction" if diff > 0 else
+                     "against the paper's direction" if diff < 0 else "no difference")
+        lines.append(f"- {on['comparison']} ({on['side']}): {on['variant']} {on['rate']:.1%} "
+                     f"({on['wins']}/{on['games']}) against {off['variant']} {off['rate']:.1%} "
+                     f"({off['wins']}/{off['games']}): {diff * 100:+.1f} points, p = {pval:.3g}, "
+                     f"{verdict}; {direction}.")
+    return "\n".join(lines)
+
+
+def write_doc(path: Path, text: str, args: argparse.Namespace,
+              rows: list[dict[str, Any]]) -> None:
+    """Write ``docs/experiments.md``: how the table was made, the table and its tests."""
     cmd = "python benchmarks/nijssen_winands.py " + " ".join(sys.argv[1:])
     def shown(opts: dict[str, Any]) -> str:
         return ", ".join(f"`{k}={v!r}`" for k, v in opts.items()) or "the agent's default"
@@ -200,8 +258,10 @@ def write_doc(path: Path, text: str, args: argparse.Namespace) -> None:
         "changes one switch of one side; the other side plays the baseline "
         f"({baseline}). The win rate is the changed side's, with its Wilson 95% interval. Every "
         "arm plays the same start positions and random streams (game i's seeds derive from the "
-        "run seed and i), so the arms differ only by the switch. The \"paper\" column is what "
-        "the paper reports (qualitatively), not a number of ours.\n\n"
+        "run seed and i), so the arms differ only by the switch. \"on - off\" is the changed "
+        "side's win rate with the switch on minus off, \"Fisher p\" the two-sided Fisher's "
+        "exact test of the two arms. The \"paper\" column is what the paper reports "
+        "(qualitatively), not a number of ours.\n\n"
         f"Made on {datetime.date.today().isoformat()} with `{cmd}`: {args.games} games per "
         f"arm, {budget}, run seed {args.seed}. With few games and small budgets the "
         "intervals are wide: read them before the rates. A comparison whose option the agent "
@@ -211,7 +271,9 @@ def write_doc(path: Path, text: str, args: argparse.Namespace) -> None:
            "default (500 games per arm, 2000 playouts per move) on a many-core machine or on "
            "Ray (`--backend ray`).\n\n" if args.quick else "")
         + f"{text}\n"
-        f"Switches (options of the `{AGENT}` agent):\n\n{switches}\n"
+        + (f"Tests (alpha = 0.05; Holm's correction over the {len(COMPARISONS)} "
+           f"comparisons):\n\n{summary(rows)}\n\n" if any("p" in r for r in rows) else "")
+        + f"Switches (options of the `{AGENT}` agent):\n\n{switches}\n"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(doc)
@@ -251,8 +313,9 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"error: {exc}") from None
     text = table(rows)
     print(text)
+    print(summary(rows))
     if args.write:
-        write_doc(Path(args.doc), text, args)
+        write_doc(Path(args.doc), text, args, rows)
         print(f"written to {args.doc}", file=sys.stderr)
 
 

@@ -46,6 +46,8 @@ def test_mcts_defaults_are_the_papers():
     assert (o.epsilon_mr_x, o.epsilon_detectives) == (0.1, 0.2)
     assert o.progressive_history and o.history_playouts and o.move_filter and o.categorization
     assert o.cal_target == "actual"
+    # the paper's best configuration: one tree for every determinization
+    assert (o.determinization, o.determinizations, o.vote) == ("single", 20, "visits")
     assert set(OPTION_NAMES) >= {"c", "progressive_history", "history_weight",
                                  "coalition_reduction", "epsilon_mr_x", "epsilon_detectives",
                                  "cal_target", "move_filter", "categorization", "fast"}
@@ -54,6 +56,8 @@ def test_mcts_defaults_are_the_papers():
 @pytest.mark.parametrize("bad", [
     {"c": -1}, {"coalition_reduction": 1.5}, {"epsilon_mr_x": 2}, {"epsilon_detectives": -0.1},
     {"cal_target": "nowhere"}, {"move_filter": "yes"}, {"playouts": 0}, {"history_weight": math.nan},
+    {"determinization": "both"}, {"determinizations": 0}, {"determinizations": 2.5},
+    {"determinizations": True}, {"vote": "sum"},
 ])
 def test_mcts_rejects_bad_options_with_their_name(bad):
     name = next(iter(bad))
@@ -217,6 +221,163 @@ def test_determinization_draws_by_location_categorization():
         assert w == table.weights[category(loc, hunters, board)]
     off = MCTSSearch(view, MCTSOptions(categorization=False, **PURE), seed=0)
     assert set(off.location_weights) == {1.0}
+
+
+# ---- separate trees --------------------------------------------------------------------------------
+SEPARATE = {"determinization": "separate", **PURE}
+
+
+def test_separate_trees_one_tree_per_determinization_with_the_budget_split_evenly():
+    view = detective_position().view("D1")
+    s = MCTSSearch(view, MCTSOptions(determinizations=5, **SEPARATE), seed=4,
+                   root_moves=view.legal_moves)
+    assert s.separate and len(s.determinizations) == 5
+    assert set(s.determinizations) <= set(view.possible)
+    s.run(103)
+    assert [t.iterations for t in s.trees] == [21, 21, 21, 20, 20]
+    assert [t.location for t in s.trees] == list(s.determinizations)
+    assert s.iterations == 103
+    # every iteration of every tree passes its root: the summed root visits are the budget
+    assert sum(c.visits for c in s.root_children()) == 103
+    assert s.nodes <= 103 + 5  # each tree: its root plus one node per iteration at most
+    # each tree votes for its own most visited root move
+    assert sum(s.tree_votes().values()) == 5
+    assert {t.move for t in s.trees} == set(s.tree_votes())
+
+
+def test_separate_trees_fewer_iterations_than_determinizations_make_fewer_trees():
+    view = detective_position().view("D1")
+    s = MCTSSearch(view, MCTSOptions(**SEPARATE), seed=1)
+    s.run(3)
+    assert [t.iterations for t in s.trees] == [1, 1, 1]
+    assert [t.location for t in s.trees] == list(s.determinizations[:3])
+
+
+def test_separate_trees_keep_mr_x_on_their_own_station_in_every_iteration():
+    rules = Rules.classic(detectives=1)  # below each D1 move comes Mr X's node
+    game = advance(Game.new(rules, seed=8), 4, 8)
+    while game.to_move != "D1" or len(game.possible_locations()) < 4:
+        game = advance(game, 1, 9)
+    view = game.view("D1")
+    locs = sorted(view.possible)
+    a, b = locs[0], locs[-1]
+    s = MCTSSearch(view, MCTSOptions(determinizations=2, **SEPARATE), seed=1,
+                   weights={a: 1.0, b: 1.0})
+    assert set(s.determinizations) == {a, b}  # both drawn (seed chosen so); nothing else
+    own_only = 0
+    for n in range(1, 3):
+        s.run(300)  # a fresh round of trees, 150 iterations each; the last one is inspected
+        station = s.trees[-1].location
+        other = a if station == b else b
+        for d1_node, d1_code, _, _ in s.node_children(0):
+            legal = {}
+            for loc in (station, other):
+                g = Game.from_view(view, mr_x=loc)
+                g.push(F.decode(d1_code, rules))
+                legal[loc] = set(F.game_moves(g)) if not g.is_over() else set()
+            for _, code, _, _ in s.node_children(d1_node):
+                # the tree's Mr X moves are his moves from the tree's station only
+                m = F.decode(code, rules)
+                assert m in legal[station]
+                own_only += m not in legal[other]
+        assert len(s.trees) == 2 * n
+    assert own_only > 0  # the two stations' moves differ: the check above has teeth
+    assert {t.location for t in s.trees} == {a, b}
+
+
+def test_separate_trees_draw_the_determinizations_by_the_weights():
+    view = detective_position().view("D1")
+    locs = sorted(view.possible)
+    a, b = locs[0], locs[1]
+    only = MCTSSearch(view, MCTSOptions(**SEPARATE), seed=3, weights={a: 1.0})
+    assert only.determinizations == (a,) * 20
+    s = MCTSSearch(view, MCTSOptions(determinizations=400, **SEPARATE), seed=3,
+                   weights={a: 1.0, b: 3.0})
+    assert set(s.determinizations) == {a, b}
+    assert 240 <= s.determinizations.count(b) <= 360  # 3 in 4 expected: 300 +- 4.8 sd
+    # location categorization (the default) weighs the draws as it weighs the single tree's
+    table = CategoryWeights((0.0001, 1.0, 1.0, 1.0, 1.0))
+    cat = MCTSSearch(view, MCTSOptions(categorization_weights=table, **SEPARATE), seed=0)
+    board = london("classic")
+    hunters = list(view.stations.values())
+    assert cat.location_weights == tuple(table.weights[category(x, hunters, board)]
+                                         for x in cat.locations)
+
+
+def test_separate_trees_vote_by_summed_visits_or_by_majority():
+    view = detective_position().view("D1")
+    for seed in range(4):
+        sums = MCTSSearch(view, MCTSOptions(determinizations=7, **SEPARATE), seed=seed)
+        sums.run(140)
+        kids = sums.root_children()
+        assert sums.best_move() == kids[0].move
+        assert kids[0].visits == max(c.visits for c in kids)
+        vote = MCTSSearch(view, MCTSOptions(determinizations=7, vote="majority", **SEPARATE),
+                          seed=seed)
+        vote.run(140)
+        # the same trees (same seed); only the choice differs
+        assert vote.root_children() == kids
+        votes = vote.tree_votes()
+        assert votes[vote.best_move()] == max(votes.values())
+
+
+def test_separate_trees_change_the_search_of_the_detectives_only():
+    view = detective_position().view("D1")
+    single = MCTSSearch(view, MCTSOptions(**PURE), seed=5)
+    separate = MCTSSearch(view, MCTSOptions(**SEPARATE), seed=5)
+    single.run(100)
+    separate.run(100)
+    assert single.trees == [] and len(separate.trees) == 20
+    assert [(c.move, c.visits) for c in single.root_children()] != [
+        (c.move, c.visits) for c in separate.root_children()]
+    # Mr X knows his station: nothing to determinize, one tree, the very same search
+    xview = Game.new(Rules.classic(), seed=5).view("X")
+    runs = []
+    for opts in (PURE, SEPARATE):
+        s = MCTSSearch(xview, MCTSOptions(**opts), seed=5)
+        s.run(60)
+        assert not s.separate and s.trees == []
+        runs.append(s.root_children())
+    assert runs[0] == runs[1]
+
+
+def test_separate_trees_respect_playout_and_time_budgets():
+    view = detective_position().view("D1")
+    agent = MCTSAgent(determinizations=4, **SEPARATE)
+    agent.choose(view, view.legal_moves, random.Random(0), Budget(playouts=6, seconds=30))
+    assert [t.iterations for t in agent.last_search.trees] == [2, 2, 1, 1]
+    t0 = time.perf_counter()
+    agent.choose(view, view.legal_moves, random.Random(0), Budget(seconds=0.4))
+    elapsed = time.perf_counter() - t0
+    s = agent.last_search
+    assert elapsed < 0.4 + 0.35
+    # each tree gets its share of the time left (about 0.1 s here), not all of it
+    assert len(s.trees) == 4 and all(t.iterations >= 1 for t in s.trees)
+    assert s.iterations == sum(t.iterations for t in s.trees)
+
+
+def test_separate_trees_are_deterministic_and_play_legal_moves_free_order_included():
+    view = detective_position().view("D1")
+    picks = {MCTSAgent(**SEPARATE).choose(view, view.legal_moves, random.Random(9),
+                                          Budget(playouts=60)) for _ in range(3)}
+    assert len(picks) == 1
+    for rules in (Rules.classic(), Rules.new_edition(3)):
+        game = Game.new(rules, seed=4)
+        agent = make_agent("mcts", side="detectives", determinizations=3, **SEPARATE)
+        rng = random.Random(2)
+        detective_moves = 0
+        while detective_moves < 10 and not game.is_over():
+            view = game.view(game.to_move)
+            if view.side == "mr_x":
+                move = view.legal_moves[rng.randrange(len(view.legal_moves))]
+            else:
+                move = agent.choose(view, view.legal_moves, rng, Budget(playouts=9))
+                assert move in view.legal_moves
+                if rules.free_order:
+                    assert move.piece in game.pieces_to_move
+                detective_moves += 1
+            game.push(move)
+        assert detective_moves >= 5
 
 
 def test_shipped_categorization_table_is_learned_and_well_formed():

@@ -114,6 +114,26 @@ def test_fast_and_pure_search_are_identical(piece):
     assert runs[0] == runs[1]
 
 
+@pytest.mark.parametrize("options", [
+    {"determinization": "separate", "determinizations": 6},
+    {"determinization": "separate", "vote": "majority", "categorization": False},
+], ids=["separate-visits", "separate-majority"])
+def test_fast_and_pure_separate_trees_are_identical(options):
+    game = Game.new(Rules.classic(), seed=6)
+    for _ in range(9):
+        game.push(game.legal_moves()[1])
+    view = game.view(game.to_move)
+    assert view.side == "detectives" and len(view.possible) > 1
+    runs = []
+    for fast in (True, False):
+        s = MCTSSearch(view, MCTSOptions(fast=fast, **options), seed=21,
+                       root_moves=view.legal_moves)
+        s.run(250)
+        runs.append((s.root_children(), s.trees, s.nodes, s.playout_plies, s.best_move()))
+    assert runs[0] == runs[1]
+    assert len(runs[0][1]) == (options.get("determinizations") or 20)
+
+
 # ---- strength at small budgets (fast path) --------------------------------------------------------
 def _mr_x_wins(rules: Rules, mr_x: str, detectives: str, games: int, bx: Budget, bd: Budget,
                seed: int) -> int:

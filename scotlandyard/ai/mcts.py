@@ -11,6 +11,14 @@ Maastricht 2013, chapter 7). Every technique is a switch; the defaults are the p
   from the view's possible locations (by location categorization or uniformly). Mr X's moves
   in the tree are the union over all possible locations; an iteration only follows those
   legal for its drawn station. Mr X's own search knows his station.
+- **Separate trees** (``determinization="separate"``, the paper's alternative, which it found
+  weaker): the detectives' search draws ``determinizations`` stations (K, default 20) from the
+  same distribution before it starts and builds one independent tree per drawn station (its own
+  history tables and random stream; Mr X's station fixed in every iteration), the iteration
+  budget split evenly among them (a time budget: each tree an equal share of the time left).
+  The root moves' statistics are then combined: ``vote="visits"`` (default) plays the move with
+  the most visits summed over the trees, ``vote="majority"`` the move most trees rank first
+  (ties: summed visits). Mr X's search has nothing to determinize: it is one tree either way.
 - **Playouts**: epsilon-greedy. Mr X plays MCD (maximize the distance to the closest detective)
   with ``epsilon_mr_x = 0.1``; the detectives play CAL (a move towards Mr X's station in the
   determinization, ``cal_target="actual"``) with ``epsilon_detectives = 0.2``.
@@ -64,6 +72,10 @@ from .fast import (
 DEFAULT_PLAYOUTS = 1000
 
 
+DETERMINIZATION_MODES = ("single", "separate")
+VOTE_RULES = ("visits", "majority")
+
+
 @dataclass(frozen=True)
 class MCTSOptions:
     """Every switch of the search, with the paper's defaults (see the module doc)."""
@@ -79,6 +91,9 @@ class MCTSOptions:
     move_filter: bool = True
     categorization: bool = True
     categorization_weights: CategoryWeights | str | Path | Mapping[str, Any] | None = None
+    determinization: str = "single"
+    determinizations: int = 20
+    vote: str = "visits"
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -90,6 +105,17 @@ class MCTSOptions:
                 rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
                 raise ValueError(f"MCTS option {name} is a number {rng}, not {v!r}")
 
+        def whole(name: str) -> None:
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"MCTS option {name} is a whole number >= 1, not {v!r}")
+
+        def choice(name: str, allowed: tuple[str, ...]) -> None:
+            v = getattr(self, name)
+            if v not in allowed:
+                raise ValueError(f"MCTS option {name} is "
+                                 f"{' or '.join(repr(a) for a in allowed)}, not {v!r}")
+
         num("c", 0.0)
         num("history_weight", 0.0)
         num("coalition_reduction", 0.0, 1.0)
@@ -99,11 +125,11 @@ class MCTSOptions:
                      "categorization", "fast"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
-        if self.cal_target not in ("actual", "possible"):
-            raise ValueError(f"MCTS option cal_target is 'actual' or 'possible', not "
-                             f"{self.cal_target!r}")
-        if isinstance(self.playouts, bool) or not isinstance(self.playouts, int) or self.playouts < 1:
-            raise ValueError(f"MCTS option playouts is a whole number >= 1, not {self.playouts!r}")
+        choice("cal_target", ("actual", "possible"))
+        choice("determinization", DETERMINIZATION_MODES)
+        choice("vote", VOTE_RULES)
+        whole("determinizations")
+        whole("playouts")
 
     @property
     def policy(self) -> PlayoutPolicy:
@@ -118,19 +144,126 @@ OPTION_NAMES = tuple(f for f in MCTSOptions.__dataclass_fields__)
 @dataclass(frozen=True)
 class ChildStats:
     """One root child after a search: the move, its visits and its mean result (for the piece
-    that makes the move)."""
+    that makes the move). With separate trees: summed over the trees."""
 
     move: Move
     visits: int
     value: float
 
 
+@dataclass(frozen=True)
+class TreeSummary:
+    """One tree of a separate-trees search: Mr X's station in its determinization, the
+    iterations it ran, and its most visited root move (its vote)."""
+
+    location: int
+    iterations: int
+    move: Move
+
+
+class _Tree:
+    """One search tree in the kernel's arrays: its nodes, history tables, random stream and
+    counters. The board, rules, parameters and scratch buffers belong to the search."""
+
+    def __init__(self, search: MCTSSearch, root: list[int], seed: int) -> None:
+        kern = search.kern
+        self.search = search
+        self.root = kern.ints(root)
+        self.rng = kern.ints([_seed32(seed)])
+        self.hs = kern.floats(K.H_LEN)
+        self.hc = kern.ints(K.H_LEN)
+        self.mt = kern.ints(K.MT_LEN)
+        self.tr = kern.ints(0)
+        self.tv = kern.floats(0)
+        self.ensure(1)
+        self.tr[K.TR_MOVE] = 0
+        self.tr[K.TR_PARENT] = -1
+        self.tr[K.TR_CHILD] = -1
+        self.tr[K.TR_SIB] = -1
+        self.tr[K.TR_VIS] = 0
+        self.mt[K.MT_NODES] = 1
+        self.seconds = 0.0
+
+    def ensure(self, nodes: int) -> None:
+        """Room for ``nodes`` nodes."""
+        if len(self.tv) >= nodes:
+            return
+        size = max(nodes, 2 * len(self.tv), 64)
+        kern = self.search.kern
+        self.tr = kern.grow(self.tr, size * K.TR_W, -1)
+        self.tv = kern.grow(self.tv, size, 0.0)
+
+    def run(self, iterations: int) -> None:
+        """Run ``iterations`` more iterations in the kernel."""
+        if iterations <= 0:
+            return
+        self.ensure(int(self.mt[K.MT_NODES]) + iterations + 1)
+        s = self.search
+        t0 = time.perf_counter()
+        s.kern.mcts_iterate(iterations, self.root, s._work, s._ru, s._bd, self.tr, self.tv,
+                            self.mt, self.hs, self.hc, s._pa, s._pf, s._locs, s._cum, s._ra,
+                            self.rng, s._buf, s._sc, s._path, s._imv)
+        self.seconds += time.perf_counter() - t0
+
+    def run_until(self, limit: int | None, deadline: float) -> None:
+        """Run until ``deadline`` (a ``time.perf_counter()`` value) or until ``limit`` more
+        iterations (``None``: no limit), whichever comes first."""
+        target = None if limit is None else self.iterations + limit
+        chunk = 8
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                break
+            n = chunk
+            if target is not None:
+                n = min(n, target - self.iterations)
+                if n <= 0:
+                    break
+            t0 = time.perf_counter()
+            self.run(n)
+            now = time.perf_counter()
+            per = max((now - t0) / n, 1e-7)
+            # about 20 ms per call, never past the deadline by more than one iteration's time
+            chunk = max(1, min(int(0.02 / per), int(max(deadline - now, 0.0) / per) + 1))
+
+    @property
+    def iterations(self) -> int:
+        """Iterations run in this tree."""
+        return int(self.mt[K.MT_ITERS])
+
+    @property
+    def nodes(self) -> int:
+        """Nodes of this tree (its root included)."""
+        return int(self.mt[K.MT_NODES])
+
+    @property
+    def plies(self) -> int:
+        """Moves played in this tree's playouts."""
+        return int(self.mt[K.MT_PLIES])
+
+    def children(self, node: int) -> list[tuple[int, int, int, float]]:
+        """(child node, move code, visits, value sum) of each child of ``node``."""
+        tr, tv = self.tr, self.tv
+        out = []
+        ch = int(tr[node * K.TR_W + K.TR_CHILD])
+        while ch != -1:
+            out.append((ch, int(tr[ch * K.TR_W + K.TR_MOVE]), int(tr[ch * K.TR_W + K.TR_VIS]),
+                        float(tv[ch])))
+            ch = int(tr[ch * K.TR_W + K.TR_SIB])
+        return out
+
+
 class MCTSSearch:
     """One search from one view: build it, :meth:`run` iterations, read :meth:`best_move`.
 
-    The search only knows ``view``; for the detectives it draws Mr X's station from
-    ``view.possible`` each iteration. ``root_moves`` limits the root to those moves (an agent
-    passes its legal moves: a caller may offer a subset, e.g. one seat's piece in free order).
+    The search only knows ``view``. For the detectives it determinizes Mr X's station from
+    ``view.possible`` (by location categorization, uniformly, or by the ``weights`` given):
+    with ``determinization="single"`` a fresh draw for every iteration of one tree; with
+    ``"separate"`` ``determinizations`` draws made up front (:attr:`determinizations`), one
+    tree each, the iterations split among them and the root statistics combined
+    (:attr:`trees`, :meth:`tree_votes`). ``root_moves`` limits the root to those moves (an
+    agent passes its legal moves: a caller may offer a subset, e.g. one seat's piece in free
+    order).
     """
 
     def __init__(self, view: PlayerView, options: MCTSOptions | None = None, seed: int = 0,
@@ -165,13 +298,18 @@ class MCTSSearch:
                 w = [1.0] * len(locs)
             game = Game.from_view(view, mr_x=locs[0])
             sample = True
+        #: True when this search builds a tree per determinization (a detectives' search with
+        #: ``determinization="separate"``); Mr X knows his station: one tree.
+        self.separate: bool = opts.determinization == "separate" and view.side != "mr_x"
+        if self.separate:
+            sample = False  # every tree keeps its own drawn station
         self.locations: tuple[int, ...] = tuple(locs)  # type: ignore[arg-type]
         self.location_weights: tuple[float, ...] = tuple(w)
         cum, acc = [], 0.0
         for x in w:
             acc += x
             cum.append(acc)
-        self._root = kern.ints(state_of_game(game, view.pending_take))
+        self._base = state_of_game(game, view.pending_take)
         self._work = kern.ints(K.ST_LEN)
         self._ru = kern.const(rules_table(rules))
         self._bd = kern.const(board_table(rules.board))
@@ -184,48 +322,81 @@ class MCTSSearch:
         allowed = sorted({encode(m, mover, rules) for m in root_moves or ()})
         self._ra = kern.ints(allowed or [0])
         self._pf[K.PF_NROOT] = len(allowed)
-        self._rng = kern.ints([_seed32(seed)])
         self._buf = kern.ints(K.BUF_LEN)
         self._sc = _scratch(kern)
         self._path = kern.ints(max_plies(rules) + 8)
         self._imv = kern.ints(max_plies(rules) + 8)
-        self._hs = kern.floats(K.H_LEN)
-        self._hc = kern.ints(K.H_LEN)
-        self._mt = kern.ints(K.MT_LEN)
-        self._tr = kern.ints(0)
-        self._tv = kern.floats(0)
-        self._ensure(1)
-        self._tr[K.TR_MOVE] = 0
-        self._tr[K.TR_PARENT] = -1
-        self._tr[K.TR_CHILD] = -1
-        self._tr[K.TR_SIB] = -1
-        self._tr[K.TR_VIS] = 0
-        self._mt[K.MT_NODES] = 1
-        self.seconds = 0.0
+        #: Separate trees: the tree of each finished determinization, in the order searched.
+        self.trees: list[TreeSummary] = []
+        self._sums: dict[int, list[float]] = {}   # root move code -> [visits, value sum]
+        self._votes: dict[int, int] = {}
+        self._done = [0, 0, 0]                    # iterations, nodes, playout plies of trees
+        self._done_seconds = 0.0
+        if self.separate:
+            self._draws = random.Random(seed)
+            #: Separate trees: Mr X's station in each tree's determinization, drawn up front
+            #: (with replacement, by the same weights as the single tree's draws).
+            self.determinizations: tuple[int, ...] = tuple(
+                self._draws.choices(locs, weights=w, k=opts.determinizations))  # type: ignore[arg-type]
+            self._tree: _Tree | None = None
+        else:
+            self.determinizations = ()
+            self._tree = _Tree(self, self._base, seed)
 
     # ---- running ---------------------------------------------------------------------------
-    def _ensure(self, nodes: int) -> None:
-        if len(self._tv) >= nodes:
+    def _plan(self, iterations: int) -> list[tuple[int, int]]:
+        """(station, iterations) of each tree when ``iterations`` are split among the
+        determinizations: evenly, the first trees one more when it does not divide; never a
+        tree without an iteration."""
+        n = min(len(self.determinizations), iterations)
+        base, extra = divmod(iterations, n)
+        return [(self.determinizations[k], base + (1 if k < extra else 0)) for k in range(n)]
+
+    def _run_tree(self, station: int, limit: int | None, deadline: float | None) -> None:
+        """Build a fresh tree with Mr X on ``station``, run it, and add its root statistics."""
+        root = list(self._base)
+        root[K.ST_POS] = station
+        tree = _Tree(self, root, self._draws.getrandbits(32))
+        if deadline is None:
+            tree.run(limit or 0)
+        else:
+            tree.run_until(limit, deadline)
+        self._tree = tree
+        if tree.iterations == 0:
             return
-        size = max(nodes, 2 * len(self._tv), 64)
-        self._tr = self.kern.grow(self._tr, size * K.TR_W, -1)
-        self._tv = self.kern.grow(self._tv, size, 0.0)
+        best_code, best_key = -1, (-1, 0.0)
+        for _, code, vis, val in tree.children(0):
+            acc = self._sums.setdefault(code, [0, 0.0])
+            acc[0] += vis
+            acc[1] += val
+            key = (vis, val / vis if vis else 0.0)
+            if key > best_key:
+                best_code, best_key = code, key
+        self._votes[best_code] = self._votes.get(best_code, 0) + 1
+        self.trees.append(TreeSummary(station, tree.iterations, decode(best_code, self.rules)))
+        self._done[0] += tree.iterations
+        self._done[1] += tree.nodes
+        self._done[2] += tree.plies
+        self._done_seconds += tree.seconds
 
     def run(self, iterations: int) -> None:
-        """Run ``iterations`` more iterations."""
+        """Run ``iterations`` more iterations. With separate trees each call searches a fresh
+        tree per determinization (the iterations split evenly among them; fewer trees than
+        determinizations when there are fewer iterations) and adds their root statistics."""
         if iterations <= 0:
             return
-        self._ensure(int(self._mt[K.MT_NODES]) + iterations + 1)
-        t0 = time.perf_counter()
-        self.kern.mcts_iterate(iterations, self._root, self._work, self._ru, self._bd, self._tr,
-                               self._tv, self._mt, self._hs, self._hc, self._pa, self._pf,
-                               self._locs, self._cum, self._ra, self._rng, self._buf, self._sc,
-                               self._path, self._imv)
-        self.seconds += time.perf_counter() - t0
+        if not self.separate:
+            assert self._tree is not None
+            self._tree.run(iterations)
+            return
+        for station, quota in self._plan(iterations):
+            self._run_tree(station, quota, None)
 
     def run_budget(self, budget: Budget, default_playouts: int | None = None) -> None:
-        """Run until the budget is spent: ``budget.playouts`` iterations and/or
-        ``budget.seconds`` (whichever ends first); ``Budget()`` means the default playouts."""
+        """Run until the budget is spent: ``budget.playouts`` more iterations and/or
+        ``budget.seconds`` (whichever ends first); ``Budget()`` means the default playouts.
+        With separate trees and a time budget each tree gets an equal share of the time left
+        when it starts (and of the iterations, when both are given)."""
         limit = budget.playouts
         if limit is None and budget.seconds is None:
             limit = default_playouts or self.options.playouts
@@ -233,71 +404,101 @@ class MCTSSearch:
             self.run(limit)  # type: ignore[arg-type]
             return
         deadline = time.perf_counter() + budget.seconds
-        chunk = 8
-        while True:
-            left = deadline - time.perf_counter()
-            if left <= 0:
+        if not self.separate:
+            assert self._tree is not None
+            self._tree.run_until(limit, deadline)
+            return
+        plan: list[tuple[int, int | None]] = (
+            list(self._plan(limit)) if limit is not None
+            else [(s, None) for s in self.determinizations])
+        for k, (station, quota) in enumerate(plan):
+            now = time.perf_counter()
+            if now >= deadline and k > 0:
                 break
-            n = chunk
-            if limit is not None:
-                n = min(n, limit - self.iterations)
-                if n <= 0:
-                    break
-            t0 = time.perf_counter()
-            self.run(n)
-            per = (time.perf_counter() - t0) / n
-            # about 20 ms per call, never past the deadline by more than one call
-            chunk = max(1, min(int(0.02 / max(per, 1e-7)), int(max(left, 0) / max(per, 1e-7)) + 1))
+            self._run_tree(station, quota, now + max(deadline - now, 0.0) / (len(plan) - k))
 
     # ---- results -----------------------------------------------------------------------------
     @property
     def iterations(self) -> int:
-        """Iterations run so far."""
-        return int(self._mt[K.MT_ITERS])
+        """Iterations run so far (over every tree)."""
+        if self.separate:
+            return self._done[0]
+        assert self._tree is not None
+        return self._tree.iterations
 
     @property
     def nodes(self) -> int:
-        """Nodes in the tree (the root included)."""
-        return int(self._mt[K.MT_NODES])
+        """Nodes in the tree, the root included (with separate trees: in all of them)."""
+        if self.separate:
+            return self._done[1]
+        assert self._tree is not None
+        return self._tree.nodes
 
     @property
     def playout_plies(self) -> int:
-        """Moves played in playouts so far."""
-        return int(self._mt[K.MT_PLIES])
+        """Moves played in playouts so far (over every tree)."""
+        if self.separate:
+            return self._done[2]
+        assert self._tree is not None
+        return self._tree.plies
+
+    @property
+    def seconds(self) -> float:
+        """Time spent in the kernel so far."""
+        if self.separate:
+            return self._done_seconds
+        assert self._tree is not None
+        return self._tree.seconds
 
     def node_children(self, node: int = 0) -> list[tuple[int, int, int, float]]:
-        """(child node, move code, visits, value sum) of each child of ``node``."""
-        tr, tv = self._tr, self._tv
-        out = []
-        ch = int(tr[node * K.TR_W + K.TR_CHILD])
-        while ch != -1:
-            out.append((ch, int(tr[ch * K.TR_W + K.TR_MOVE]), int(tr[ch * K.TR_W + K.TR_VIS]),
-                        float(tv[ch])))
-            ch = int(tr[ch * K.TR_W + K.TR_SIB])
-        return out
+        """(child node, move code, visits, value sum) of each child of ``node`` (with separate
+        trees: in the tree searched last)."""
+        return self._tree.children(node) if self._tree is not None else []
 
     def root_children(self) -> list[ChildStats]:
-        """The root's children, most visited first."""
+        """The root's children, most visited first (with separate trees: visits and results
+        summed over the trees)."""
+        if self.separate:
+            stats = [(code, int(v[0]), v[1]) for code, v in self._sums.items()]
+        else:
+            stats = [(code, vis, val) for _, code, vis, val in self.node_children(0)]
         out = [ChildStats(decode(code, self.rules), vis, (val / vis) if vis else 0.0)
-               for _, code, vis, val in self.node_children(0)]
+               for code, vis, val in stats]
         out.sort(key=lambda c: (-c.visits, -c.value))
         return out
 
+    def tree_votes(self) -> dict[Move, int]:
+        """Separate trees: how many trees rank each root move first (most visits, ties the
+        higher mean result). Empty for a single tree."""
+        return {decode(code, self.rules): n for code, n in self._votes.items()}
+
     def best_move(self) -> Move:
-        """The most visited root child (ties: the higher mean result)."""
+        """The move to play: the most visited root child (ties: the higher mean result); with
+        separate trees and ``vote="majority"``, the move most trees rank first (ties: the
+        summed visits, then the mean result)."""
         kids = self.root_children()
         if not kids:
             raise RuntimeError("no iteration has been run")
+        if self.separate and self.options.vote == "majority":
+            votes = self.tree_votes()
+            return max(kids, key=lambda c: (votes.get(c.move, 0), c.visits, c.value)).move
         return kids[0].move
 
     def history(self, piece: str, move: Move) -> tuple[float, int]:
-        """(sum of results, count) of ``move`` by ``piece`` in the progressive-history table."""
+        """(sum of results, count) of ``move`` by ``piece`` in the progressive-history table
+        (with separate trees: the table of the tree searched last)."""
+        if self._tree is None:
+            return 0.0, 0
         key = K.hkey(encode(move, piece, self.rules))
-        return float(self._hs[key]), int(self._hc[key])
+        return float(self._tree.hs[key]), int(self._tree.hc[key])
 
     def history_total(self) -> int:
-        """Number of entries added to the history tables in this search."""
-        return int(sum(self._hc)) if not self.kern.fast else int(self._hc.sum())
+        """Number of entries added to the history tables in this search (with separate trees:
+        in the tree searched last)."""
+        if self._tree is None:
+            return 0
+        hc = self._tree.hc
+        return int(sum(hc)) if not self.kern.fast else int(hc.sum())
 
 
 class MCTSAgent:
