@@ -621,3 +621,38 @@ def test_ai_worker_replays_the_game_and_shows_the_agent_only_its_view(spy):
                     "detectives", 6)
     assert think(job2) == legal[0].notation()
     assert spy.seen[-1][0].to_dict() == game.view(job2.piece).to_dict()
+
+
+@pytest.mark.parametrize("preset", ["classic", "new_edition"])
+def test_state_probability_and_possible_history_are_the_public_beliefs(client, socks, preset):
+    """Every state's `probability` equals `probability_map` of the spectator's view of the same
+    game (the server reuses the map when a move cannot change it), and at the end
+    `possible_history` is `belief.possible_history` of it."""
+    from scotlandyard import probability_map
+    from scotlandyard.belief import possible_history
+
+    g = create(client, preset=preset, detectives=2, seed=5)
+    wx, _, sx = socks.open(g, "X")
+    wd, _, _ = socks.open(g, "detectives")
+    rules = Rules.preset(preset, 2)
+    mirror = Game.new(rules, start={**{p: s for p, s in sx["view"]["stations"].items()},
+                                    "X": sx["view"]["mr_x_station"]})
+    rng = random.Random(5)
+    checked = 0
+    state = sx
+    while True:
+        want = {str(s): round(p, 6) for s, p in probability_map(mirror.view("spectator")).items()}
+        assert state["probability"] == want
+        checked += 1
+        if state["view"]["outcome"]:
+            hist = [{"slot": a, "round": b, "possible": sorted(c)}
+                    for a, b, c in possible_history(mirror.view("spectator"))]
+            assert state["possible_history"] == hist and hist
+            break
+        assert state["possible_history"] is None
+        ws = wx if mirror.to_move == "X" else wd
+        move = rng.choice(mirror.legal_moves())
+        mirror.push(move)
+        send(ws, type="move", move=move.notation(), id="m")
+        state = until(wx, lambda m, v=mirror.ply: m["type"] == "state" and m["version"] == v)
+    assert checked > 20

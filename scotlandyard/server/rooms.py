@@ -300,7 +300,15 @@ class Room:
         if cached is not None and cached[0] == version:
             return cached[1], cached[2]
         public = self.game.view("spectator")
-        prob = {str(st): round(p, 6) for st, p in probability_map(public, "paths").items()}
+        last = self.game.moves[-1] if version else None
+        if (cached is not None and cached[0] == version - 1 and not self.game.is_over()
+                and last is not None and last[0] != MR_X
+                and (last[1].destination is None or str(last[1].destination) not in cached[1])):
+            # a detective or police move onto a station Mr X cannot be on (or a pass) changes
+            # nothing in the map: only Mr X's moves and landings on possible stations do
+            prob = cached[1]
+        else:
+            prob = {str(st): round(p, 6) for st, p in probability_map(public, "paths").items()}
         history = None
         if self.game.is_over():
             history = [{"slot": slot, "round": rnd, "possible": sorted(poss)}
