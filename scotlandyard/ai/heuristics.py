@@ -104,6 +104,18 @@ class MCDAgent:
         return best_by(cands, scores, rng, highest=True)
 
 
+def detective_shortcut(view: PlayerView, legal: Sequence[Move], rng: random.Random,
+                       epsilon: float) -> tuple[PlayerView, Move | None]:
+    """Checks that ``view`` is the detectives' and returns a move when there is no choice to
+    make: the only legal move, or (with probability ``epsilon``) a random one."""
+    view = require_view(view, "detectives")
+    if not legal:
+        raise ValueError("no legal move to choose from")
+    if len(legal) == 1 or rng.random() < epsilon:
+        return view, legal[rng.randrange(len(legal))]
+    return view, None
+
+
 class MTDAgent:
     """Detectives: the move after which the moving piece's total distance to Mr X's possible
     locations shrinks most (in free order: over every piece that may move)."""
@@ -117,11 +129,9 @@ class MTDAgent:
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
         """The MTD move."""
-        view = require_view(view, "detectives")
-        if not legal:
-            raise ValueError("no legal move to choose from")
-        if len(legal) == 1 or rng.random() < self.epsilon:
-            return legal[rng.randrange(len(legal))]
+        view, quick = detective_shortcut(view, legal, rng, self.epsilon)
+        if quick is not None:
+            return quick
         board = london(view.rules.board)
         possible = sorted(view.possible)
         stations = dict(view.stations)
@@ -156,11 +166,9 @@ class CALAgent:
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
         """The CAL move."""
-        view = require_view(view, "detectives")
-        if not legal:
-            raise ValueError("no legal move to choose from")
-        if len(legal) == 1 or rng.random() < self.epsilon:
-            return legal[rng.randrange(len(legal))]
+        view, quick = detective_shortcut(view, legal, rng, self.epsilon)
+        if quick is not None:
+            return quick
         board = london(view.rules.board)
         possible = sorted(view.possible)
         target = possible[rng.randrange(len(possible))]
