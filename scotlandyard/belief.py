@@ -145,6 +145,20 @@ def _step_targets(board: Board, at: int, t: int, occ: int) -> list[int]:
     return [d for d in board.neighbours[t][at] if not (occ >> d) & 1]
 
 
+def step_path_counts(board: Board, counts: dict[int, float], ticket: int,
+                     occ: int) -> dict[int, float]:
+    """One step of Mr X with ``ticket`` (black: any line, ferry included) applied to path
+    counts per station: each path ending on ``u`` continues to every free station one line away.
+    Stations in ``occ`` (a bitset of the detectives' and police stations) are skipped."""
+    row = board.masks[4] if ticket == BLACK else board.masks[ticket]
+    free = ~occ
+    out: dict[int, float] = {}
+    for u, c in counts.items():
+        for v in iter_bits(row[u] & free):
+            out[v] = out.get(v, 0) + c
+    return out
+
+
 def count_mr_x_moves(board: Board, at: int, tickets: list[int], unlimited: bool, occ: int,
                      double_ok: bool, reveal_variant: bool = False) -> int:
     """How many legal moves Mr X has at ``at`` (the number ``Game.legal_moves()`` gives)."""
@@ -191,11 +205,7 @@ def probability_map(view: PlayerView, model: Model = "paths") -> dict[int, float
                 if reveal:
                     w = {station: 1}  # type: ignore[dict-item]
                     continue
-                nw: dict[int, float] = defaultdict(int)
-                for u, c in w.items():
-                    for v in _step_targets(board, u, int(t), ev.occ):
-                        nw[v] += c
-                w = dict(nw)
+                w = step_path_counts(board, w, int(t), ev.occ)
             continue
         # uniform model: Mr X picked uniformly among his legal moves at each possible u
         last = ev.steps[-1]

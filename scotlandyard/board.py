@@ -32,7 +32,6 @@ class Transport(IntEnum):
 
 
 TRANSPORTS: tuple[Transport, ...] = tuple(Transport)
-UNKNOWN = -1  # the board-free "no station" used in views
 
 
 def bits_to_set(bits: int) -> frozenset[int]:

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .belief import step_path_counts
 from .board import iter_bits, london
 from .game import Game, GameError, Outcome
 from .move import MR_X, Move, NotationError, Ticket, is_piece_id, parse_hidden
@@ -549,11 +550,7 @@ class Record:
                     occ |= 1 << s
                 for t, shown in parse_hidden(rm.move):
                     before = w
-                    nw: dict[int, int] = {}
-                    for u, c in before.items():
-                        bits = (masks[4][u] if t == Ticket.BLACK else masks[t][u]) & ~occ
-                        for v in iter_bits(bits):
-                            nw[v] = nw.get(v, 0) + c
+                    nw = step_path_counts(board, before, int(t), occ)
                     if shown is not None:
                         nw = {shown: nw[shown]} if shown in nw else {}
                     steps.append((i, before, int(t), occ))

@@ -8,7 +8,7 @@ slots; once the game is over, everything is shown (Mr X opens his log at the end
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -77,7 +77,6 @@ class PlayerView:
     outcome: Outcome | None
     pending_take: str | None = None
     all_shown: bool = False
-    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def is_over(self) -> bool:

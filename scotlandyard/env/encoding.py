@@ -200,7 +200,6 @@ class Encoder:
         self._ps = lay.start("pending_station")
         self._sc = lay.start("scalars")
         self._log = lay.start("log")
-        self._log_size = rules.log_slots * len(LOG_FIELDS)
         self._cache_log: tuple = ()
         self._rows_public = np.zeros((rules.log_slots, len(LOG_FIELDS)), np.float32)
         self._rows_mr_x = np.zeros((rules.log_slots, len(LOG_FIELDS)), np.float32)
