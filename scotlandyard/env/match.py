@@ -11,15 +11,14 @@ The engine moves one piece per move; the envs' fixed action space (see
   selected again. Any order of the pieces can be played, and a game cannot loop: a hunter
   can defer only while an unmoved hunter sits after it.
 
-The action mask is computed here from the board's bitmasks (faster than building every
-``Move``); tests check it equals ``game.legal_moves()`` in every state they visit.
+The action mask is read off ``game.legal_moves()``: the rules live in the engine only, and
+tests check the mask against the engine's moves in every state they visit.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..board import iter_bits, london
 from ..game import Game
 from ..move import MR_X, Move, Ticket
 from ..rules import Rules
@@ -38,8 +37,6 @@ from .actions import (
     split_step,
 )
 
-_TBU = (0, 1, 2)
-
 
 class Match:
     """A :class:`~scotlandyard.Game` plus the pending double-move step and, in free order,
@@ -48,11 +45,9 @@ class Match:
     def __init__(self, rules: Rules) -> None:
         """A match under ``rules``; call :meth:`reset` before use."""
         self.rules = rules
-        self.board = london(rules.board)
         self._game: Game | None = None
         self.pending: tuple[int, int] | None = None  # Mr X's first step (ticket, station)
         self.pointer: str | None = None  # free order: the selected hunter
-        self._reveal = frozenset(rules.reveal_slots)
         self._cache_key: tuple | None = None
         self._cache: list[int] = []
         self._takes: dict[int, Move] = {}
@@ -110,85 +105,36 @@ class Match:
             m[acts] = 1
         return m
 
-    def _occupied(self, stations: dict[str, int]) -> int:
-        occ = 0
-        for p, s in stations.items():
-            if p != MR_X:
-                occ |= 1 << s
-        return occ
-
     def _compute(self) -> list[int]:
+        """The legal actions of the selected agent, read off ``game.legal_moves()`` (so the mask
+        is exact by construction): a double move's first step is legal when some double move
+        starts with it; while one is pending, its legal second steps."""
         g = self.game
         piece = self.selected
         if piece is None:
             return []
-        stations = g.stations
-        occ = self._occupied(stations)
-        nb = self.board.neighbours
+        moves = g.legal_moves()
         if piece != MR_X:
-            at = stations[piece]
-            tickets = g.tickets(piece)
-            out = []
-            for t in _TBU:
-                c = tickets[t]  # type: ignore[index]
-                if c is None or c > 0:
-                    base = t * STATIONS - 1
-                    for d in nb[t][at]:
-                        if not (occ >> d) & 1:
-                            out.append(base + d)
-            out.sort()
+            out = sorted(int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
+                         for m in moves if m.piece in (None, piece) and not m.is_pass)
             if not out:
                 out.append(PASS)
             if self.pointer is not None and self._next_unmoved() is not None:
                 out.append(DEFER)
             return out
-        tickets = g.tickets(MR_X)
-        sup = [tickets[t] for t in (0, 1, 2, 3, 4)]  # type: ignore[index]
-        unlimited = sup[0] is None
         if self.pending is not None:
             t1, d1 = self.pending
-            after = list(sup)
-            if t1 == 3 or not unlimited:
-                after[t1] -= 1  # type: ignore[operator]
-            return sorted(SINGLE + t * STATIONS + d - 1 for t, d in self._singles(d1, after, occ))
-        if self.rules.extra_reveal:
-            takes = [m for m in g.legal_moves() if m.take_from is not None]
-            if takes:
-                self._takes = {TAKE + int(m.ticket): m for m in takes}  # type: ignore[arg-type]
-                return sorted(self._takes)
-        x = stations[MR_X]
-        singles = self._singles(x, sup, occ)
-        out = [t * STATIONS + d - 1 for t, d in singles]
-        slot = len(g.log) + 1
-        if self.rules.extra_reveal and slot not in self._reveal:
-            out += [REVEAL + a for a in out]
-        if sup[4] and slot + 1 <= self.rules.log_slots:
-            masks = self.board.masks
-            free = ~occ
-            for t1, d1 in singles:
-                after = list(sup)
-                if t1 == 3 or not unlimited:
-                    after[t1] -= 1  # type: ignore[operator]
-                if (after[3] and masks[4][d1] & free) or any(
-                        (unlimited or after[t]) and masks[t][d1] & free for t in _TBU):
-                    out.append(DOUBLE_FIRST + t1 * STATIONS + d1 - 1)
-        out.sort()
-        return out
-
-    def _singles(self, at: int, sup: list, occ: int) -> list[tuple[int, int]]:
-        """Mr X's one-step moves from ``at`` with supply ``sup`` (``None`` = unlimited)."""
-        nb = self.board.neighbours
-        out = []
-        for t in _TBU:
-            c = sup[t]
-            if c is None or c > 0:
-                for d in nb[t][at]:
-                    if not (occ >> d) & 1:
-                        out.append((t, d))
-        if sup[3]:
-            for d in iter_bits(self.board.masks[4][at] & ~occ):
-                out.append((3, d))
-        return out
+            return sorted({SINGLE + int(m.ticket2) * STATIONS + m.to2 - 1  # type: ignore[arg-type, operator]
+                           for m in moves if m.is_double and m.ticket == t1 and m.to == d1})
+        takes = [m for m in moves if m.take_from is not None]
+        if takes:
+            self._takes = {TAKE + int(m.ticket): m for m in takes}  # type: ignore[arg-type]
+            return sorted(self._takes)
+        out_set: set[int] = set()
+        for m in moves:
+            a = int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
+            out_set.add(DOUBLE_FIRST + a if m.is_double else REVEAL + a if m.reveal else SINGLE + a)
+        return sorted(out_set)
 
     def _next_unmoved(self) -> str | None:
         waiting = self.game.pieces_to_move
