@@ -116,15 +116,22 @@ def detective_shortcut(view: PlayerView, legal: Sequence[Move], rng: random.Rand
     return view, None
 
 
-class MTDAgent:
-    """Detectives: the move after which the moving piece's total distance to Mr X's possible
-    locations shrinks most (in free order: over every piece that may move)."""
+class _DetectiveHeuristic:
+    """The options every one-move detective heuristic takes: its side and ``epsilon``, the
+    chance of a random legal move instead."""
 
-    name = "mtd"
+    name = ""
 
     def __init__(self, side: str | None = None, epsilon: float = 0.0) -> None:
         check_side(self.name, side, "detectives")
         self.epsilon = check_epsilon(epsilon)
+
+
+class MTDAgent(_DetectiveHeuristic):
+    """Detectives: the move after which the moving piece's total distance to Mr X's possible
+    locations shrinks most (in free order: over every piece that may move)."""
+
+    name = "mtd"
 
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
@@ -153,15 +160,11 @@ class MTDAgent:
         return best_by(legal, scores, rng, highest=False)
 
 
-class CALAgent:
+class CALAgent(_DetectiveHeuristic):
     """Detectives: chase a location drawn uniformly from Mr X's possible locations (a new draw
     every move); in free order the piece that gets closest to it moves."""
 
     name = "cal"
-
-    def __init__(self, side: str | None = None, epsilon: float = 0.0) -> None:
-        check_side(self.name, side, "detectives")
-        self.epsilon = check_epsilon(epsilon)
 
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
