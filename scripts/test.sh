@@ -11,4 +11,4 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[all]'
 ruff check scotlandyard tests benchmarks examples scripts
-python3 -m pytest -q "$@"
+python3 -m pytest -q -n 2 "$@"
