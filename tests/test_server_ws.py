@@ -599,7 +599,7 @@ def test_ai_seat_in_a_thread_sees_only_its_view(client, socks, spy):
 
 
 def test_ai_worker_replays_the_game_and_shows_the_agent_only_its_view(spy):
-    from scotlandyard.server.rooms import ThinkJob, think
+    from scotlandyard.server.thinker import ThinkJob, think
 
     game = Game.new(Rules.new_edition(2), seed=6)
     rng = random.Random(6)

@@ -4,31 +4,28 @@ seats), and the :class:`GameServer` that creates, stores and reloads them.
 The server runs no game logic of its own: moves are checked and made by the core, and every
 connection is sent ``game.view(...)`` for its seat, nothing else. Everything here runs on the
 event loop's thread; only AI thinking runs in worker threads, on a frozen view.
+
+Tokens and commitments are in :mod:`.tokens`, sockets in :mod:`.connections`, AI thinking in
+:mod:`.thinker`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
-import multiprocessing
 import random
 import secrets
 import time
-from collections import OrderedDict
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..ai import Agent, Budget, agent_names, make_agent
+from ..ai import Agent, agent_names, make_agent
 from ..belief import possible_history, probability_map
 from ..game import Game, IllegalMove
 from ..move import MR_X, Move, NotationError
 from ..rules import Rules, RulesError
-from ..view import PlayerView
+from .connections import Connection, RateLimit
 from .protocol import (
     CreateGame,
     MoveMessage,
@@ -39,9 +36,15 @@ from .protocol import (
     TakeoverMessage,
 )
 from .store import Store, StoredCommitment, StoredGame, StoredSeat, StoreError
+from .thinker import Thinker, _side
+from .tokens import Role, commitment_hash, token_hash, token_scope
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+__all__ = ["DEFAULT_AGENT", "LEVELS", "X_ABSENT_SECONDS", "Connection", "GameServer",
+           "RateLimit", "Role", "Room", "Seat", "SetupError", "commitment_hash",
+           "preset_catalogue", "resolve_agent", "token_hash", "token_scope"]
 
 log = logging.getLogger("scotlandyard.server")
 
@@ -50,39 +53,10 @@ LEVELS = ("random", "easy", "medium", "hard", "max")
 DEFAULT_AGENT = "medium"
 X_ABSENT_SECONDS = 60.0
 """After this long without a connection for Mr X's seat, any player may let an AI take it."""
-MAX_QUEUED_FRAMES = 512
-"""A connection that falls this far behind is closed (a stalled client must not hold memory)."""
-
-Role = Literal["mr_x", "detectives", "spectator", "hotseat"]
 
 
 def _json(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"))
-
-
-def token_hash(token: str) -> str:
-    """The stored form of a token: its SHA-256, hex."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def commitment_hash(game_id: str, slot: int, station: int, salt: str) -> str:
-    """``sha256(f"{game_id}:{slot}:{station}:{salt}")`` as hex (``docs/protocol.md``)."""
-    return hashlib.sha256(f"{game_id}:{slot}:{station}:{salt}".encode()).hexdigest()
-
-
-def token_scope(name: str, pieces: tuple[str, ...]) -> tuple[Role, tuple[str, ...]]:
-    """The role and owned pieces of the token called ``name`` in a game with ``pieces``."""
-    if name == MR_X:
-        return "mr_x", (MR_X,)
-    if name == "detectives":
-        return "detectives", pieces[1:]
-    if name == "spectator":
-        return "spectator", ()
-    if name == "all":
-        return "hotseat", pieces
-    if name in pieces:
-        return "detectives", (name,)
-    raise StoreError(f"unknown token name {name!r}")
 
 
 def resolve_agent(name: str) -> tuple[str, str | None]:
@@ -98,10 +72,6 @@ def resolve_agent(name: str) -> tuple[str, str | None]:
         return "random", f"{name} is not available on this server; random plays instead"
     raise ValueError(f"unknown agent {name!r} (levels: {', '.join(LEVELS)}; agents on this "
                      f"server: {', '.join(known)})")
-
-
-def _side(piece: str) -> str:
-    return "mr_x" if piece == MR_X else "detectives"
 
 
 class SetupError(ValueError):
@@ -145,96 +115,6 @@ class Seat:
     def stored(self) -> StoredSeat:
         """The seat's database row."""
         return StoredSeat(self.piece, self.kind, self.agent, self.note)
-
-
-class RateLimit:
-    """A token bucket: ``rate`` messages a second on average, bursts of ``burst``."""
-
-    def __init__(self, rate: float = 20.0, burst: float = 40.0) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.level = burst
-        self.last = time.monotonic()
-        self.refused = 0   # refused in a row (the first one gets an error frame)
-        self.strikes = 0   # +1 per refused, -1 per allowed message: a sustained flood grows it
-
-    def allow(self) -> bool:
-        """Take one message from the bucket; False if it is empty."""
-        now = time.monotonic()
-        self.level = min(self.burst, self.level + (now - self.last) * self.rate)
-        self.last = now
-        if self.level >= 1.0:
-            self.level -= 1.0
-            self.refused = 0
-            self.strikes = max(0, self.strikes - 1)
-            return True
-        self.refused += 1
-        self.strikes += 1
-        return False
-
-    @property
-    def flooding(self) -> bool:
-        """True once a client has gone on far over the limit (it is then disconnected)."""
-        return self.strikes > 200
-
-    def refund(self) -> None:
-        """Give back one message: accepted moves are paced by the game itself, so only the
-        other messages (errors, pings, syncs, seat changes) count against the limit."""
-        self.level = min(self.burst, self.level + 1.0)
-
-
-class Connection:
-    """One WebSocket of one token. Frames go through a queue so a slow client never stalls
-    the game for the others."""
-
-    def __init__(self, send_text: Callable[[str], Any], close: Callable[[int], Any],
-                 token_name: str, role: Role, pieces: tuple[str, ...]) -> None:
-        """Wrap a socket's ``send_text``/``close`` coroutines for a token's seat."""
-        self._send_text = send_text
-        self._close = close
-        self.token_name = token_name
-        self.role: Role = role
-        self.pieces = pieces
-        self.limit = RateLimit()
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self._task = asyncio.create_task(self._sender())
-        self._closing: asyncio.Task[Any] | None = None
-        self.closed = False
-
-    async def _sender(self) -> None:
-        try:
-            while True:
-                text = await self._queue.get()
-                if text is None:
-                    return
-                await self._send_text(text)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # the socket went away; the receive loop will notice
-            self.closed = True
-
-    def send(self, text: str) -> None:
-        """Queue one frame."""
-        if self.closed:
-            return
-        if self._queue.qsize() >= MAX_QUEUED_FRAMES:
-            self.closed = True  # a client this far behind is dropped (it may reconnect)
-            self._closing = asyncio.create_task(self._close(1013))
-            return
-        self._queue.put_nowait(text)
-
-    async def drain(self) -> None:
-        """Send what is queued, then stop the sender."""
-        self._queue.put_nowait(None)
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), 5)
-        except (TimeoutError, asyncio.CancelledError):
-            self._task.cancel()
-
-    def stop(self) -> None:
-        """Stop the sender at once (the socket is gone)."""
-        self.closed = True
-        self._task.cancel()
 
 
 class Room:
@@ -558,116 +438,6 @@ class Room:
         self.closed = True
         if self._ai_task is not None:
             self._ai_task.cancel()
-
-
-@dataclass(frozen=True)
-class ThinkJob:
-    """One AI move to compute in a worker process. The worker replays the game (server code,
-    trusted with the truth) and hands the agent only ``game.view(piece)``."""
-
-    game_id: str
-    rules: dict[str, Any]
-    start: dict[str, int]
-    moves: tuple[str, ...]
-    piece: str
-    legal: tuple[str, ...]
-    agent: str
-    side: str
-    seed: int
-
-
-_WORKER_GAMES: OrderedDict[str, Game] = OrderedDict()
-_WORKER_AGENTS: OrderedDict[tuple[str, str, str], Agent] = OrderedDict()
-_WORKER_CACHE = 64
-
-
-def _worker_ready() -> list[str]:
-    """Load the agents in a worker process (so its first real move is not slowed)."""
-    return agent_names()
-
-
-def think(job: ThinkJob) -> str:
-    """Worker process: the agent's move for ``job`` (notation). Games and agents are cached
-    per worker, so a game is replayed from the start only on the first move a worker makes in
-    it."""
-    game = _WORKER_GAMES.pop(job.game_id, None)
-    if game is not None:
-        made = [m.notation() for _, m in game.moves]
-        if len(made) > len(job.moves) or made != list(job.moves[: len(made)]):
-            game = None
-    if game is None:
-        game = Game.new(Rules.from_dict(job.rules), start=dict(job.start))
-    for text in job.moves[game.ply:]:
-        game.push(Move.parse(text))
-    _WORKER_GAMES[job.game_id] = game
-    while len(_WORKER_GAMES) > _WORKER_CACHE:
-        _WORKER_GAMES.popitem(last=False)
-    key = (job.game_id, job.piece, job.agent)
-    agent = _WORKER_AGENTS.pop(key, None) or make_agent(job.agent, job.side)
-    _WORKER_AGENTS[key] = agent
-    while len(_WORKER_AGENTS) > _WORKER_CACHE:
-        _WORKER_AGENTS.popitem(last=False)
-    view: PlayerView = game.view(job.piece)
-    legal = [Move.parse(t) for t in job.legal]
-    return agent.choose(view, legal, random.Random(job.seed), Budget()).notation()
-
-
-class Thinker:
-    """Runs AI seats' ``choose`` off the event loop: in worker processes (``workers`` >= 1:
-    thinking never holds this process's GIL, and AI seats of different games think in
-    parallel), or in threads (``workers`` = 0)."""
-
-    def __init__(self, workers: int = 0) -> None:
-        """``workers`` processes (started on first use), or 0 for threads."""
-        if workers < 0:
-            raise ValueError("ai workers is 0 (threads) or more")
-        self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
-        self._broken = 0
-
-    def _get_pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers,
-                                             mp_context=multiprocessing.get_context("spawn"))
-        return self._pool
-
-    def warm_up(self) -> None:
-        """Start the worker processes now (they load the agents) rather than on the first
-        AI move."""
-        if self.workers:
-            pool = self._get_pool()
-            for _ in range(self.workers):
-                pool.submit(_worker_ready)
-
-    async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move]) -> Move:
-        """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position."""
-        game = room.game
-        if not self.workers:
-            view = game.view(piece)  # the AI sees its seat's view, never the game
-            return await asyncio.to_thread(seat.ai.choose, view, legal, seat.rng, Budget())  # type: ignore[union-attr]
-        job = ThinkJob(room.id, game.rules.to_dict(), game.start,
-                       tuple(m.notation() for _, m in game.moves), piece,
-                       tuple(m.notation() for m in legal), seat.plays or "random",
-                       _side(piece), seat.rng.getrandbits(63))
-        loop = asyncio.get_running_loop()
-        try:
-            text = await loop.run_in_executor(self._get_pool(), think, job)
-        except BrokenProcessPool:  # a worker died (out of memory?): new workers next time
-            self._pool = None
-            self._broken += 1
-            if self._broken >= 3:
-                log.error("AI worker processes keep dying; AI seats think in threads from now on")
-                self.workers = 0
-            else:
-                log.error("an AI worker process died; starting new ones")
-            raise
-        return Move.parse(text)
-
-    def shutdown(self) -> None:
-        """Stop the worker processes."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
 
 
 class GameServer:

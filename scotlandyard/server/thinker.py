@@ -1,0 +1,139 @@
+"""AI thinking off the event loop: :class:`Thinker` runs AI seats' ``choose`` in worker
+processes (:func:`think` on a :class:`ThinkJob`) or in threads."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import random
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..ai import Agent, Budget, agent_names, make_agent
+from ..game import Game
+from ..move import MR_X, Move
+from ..rules import Rules
+from ..view import PlayerView
+
+if TYPE_CHECKING:
+    from .rooms import Room, Seat
+
+log = logging.getLogger("scotlandyard.server")
+
+
+def _side(piece: str) -> str:
+    return "mr_x" if piece == MR_X else "detectives"
+
+
+@dataclass(frozen=True)
+class ThinkJob:
+    """One AI move to compute in a worker process. The worker replays the game (server code,
+    trusted with the truth) and hands the agent only ``game.view(piece)``."""
+
+    game_id: str
+    rules: dict[str, Any]
+    start: dict[str, int]
+    moves: tuple[str, ...]
+    piece: str
+    legal: tuple[str, ...]
+    agent: str
+    side: str
+    seed: int
+
+
+_WORKER_GAMES: OrderedDict[str, Game] = OrderedDict()
+_WORKER_AGENTS: OrderedDict[tuple[str, str, str], Agent] = OrderedDict()
+_WORKER_CACHE = 64
+
+
+def _worker_ready() -> list[str]:
+    """Load the agents in a worker process (so its first real move is not slowed)."""
+    return agent_names()
+
+
+def think(job: ThinkJob) -> str:
+    """Worker process: the agent's move for ``job`` (notation). Games and agents are cached
+    per worker, so a game is replayed from the start only on the first move a worker makes in
+    it."""
+    game = _WORKER_GAMES.pop(job.game_id, None)
+    if game is not None:
+        made = [m.notation() for _, m in game.moves]
+        if len(made) > len(job.moves) or made != list(job.moves[: len(made)]):
+            game = None
+    if game is None:
+        game = Game.new(Rules.from_dict(job.rules), start=dict(job.start))
+    for text in job.moves[game.ply:]:
+        game.push(Move.parse(text))
+    _WORKER_GAMES[job.game_id] = game
+    while len(_WORKER_GAMES) > _WORKER_CACHE:
+        _WORKER_GAMES.popitem(last=False)
+    key = (job.game_id, job.piece, job.agent)
+    agent = _WORKER_AGENTS.pop(key, None) or make_agent(job.agent, job.side)
+    _WORKER_AGENTS[key] = agent
+    while len(_WORKER_AGENTS) > _WORKER_CACHE:
+        _WORKER_AGENTS.popitem(last=False)
+    view: PlayerView = game.view(job.piece)
+    legal = [Move.parse(t) for t in job.legal]
+    return agent.choose(view, legal, random.Random(job.seed), Budget()).notation()
+
+
+class Thinker:
+    """Runs AI seats' ``choose`` off the event loop: in worker processes (``workers`` >= 1:
+    thinking never holds this process's GIL, and AI seats of different games think in
+    parallel), or in threads (``workers`` = 0)."""
+
+    def __init__(self, workers: int = 0) -> None:
+        """``workers`` processes (started on first use), or 0 for threads."""
+        if workers < 0:
+            raise ValueError("ai workers is 0 (threads) or more")
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._broken = 0
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers,
+                                             mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def warm_up(self) -> None:
+        """Start the worker processes now (they load the agents) rather than on the first
+        AI move."""
+        if self.workers:
+            pool = self._get_pool()
+            for _ in range(self.workers):
+                pool.submit(_worker_ready)
+
+    async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move]) -> Move:
+        """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position."""
+        game = room.game
+        if not self.workers:
+            view = game.view(piece)  # the AI sees its seat's view, never the game
+            return await asyncio.to_thread(seat.ai.choose, view, legal, seat.rng, Budget())  # type: ignore[union-attr]
+        job = ThinkJob(room.id, game.rules.to_dict(), game.start,
+                       tuple(m.notation() for _, m in game.moves), piece,
+                       tuple(m.notation() for m in legal), seat.plays or "random",
+                       _side(piece), seat.rng.getrandbits(63))
+        loop = asyncio.get_running_loop()
+        try:
+            text = await loop.run_in_executor(self._get_pool(), think, job)
+        except BrokenProcessPool:  # a worker died (out of memory?): new workers next time
+            self._pool = None
+            self._broken += 1
+            if self._broken >= 3:
+                log.error("AI worker processes keep dying; AI seats think in threads from now on")
+                self.workers = 0
+            else:
+                log.error("an AI worker process died; starting new ones")
+            raise
+        return Move.parse(text)
+
+    def shutdown(self) -> None:
+        """Stop the worker processes."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
