@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 from scotlandyard import Game, Rules
 from scotlandyard.ai import Budget, make_agent
-from scotlandyard.ai import fast as F
 from scotlandyard.ai.mcts import MCTSOptions, MCTSSearch
+from scotlandyard.kernel import fast as F
 
 
 def timed(fn: Callable[[int], int], seconds: float, start: int = 1) -> tuple[float, float]:

@@ -11,10 +11,10 @@ import pytest
 
 from scotlandyard import Game, Move, Rules, Ticket, london
 from scotlandyard.ai import Budget, make_agent
-from scotlandyard.ai import _kernel as K
-from scotlandyard.ai import fast as F
 from scotlandyard.ai.categorization import CATEGORIES, CategoryWeights, category, default_weights
 from scotlandyard.ai.mcts import OPTION_NAMES, MCTSAgent, MCTSOptions, MCTSSearch
+from scotlandyard.kernel import _kernel as K
+from scotlandyard.kernel import fast as F
 
 PURE = {"fast": False}
 

@@ -12,8 +12,8 @@ import pytest
 
 from scotlandyard import Game, Rules
 from scotlandyard.ai import Budget, make_agent
-from scotlandyard.ai import fast as F
 from scotlandyard.ai.mcts import MCTSOptions, MCTSSearch
+from scotlandyard.kernel import fast as F
 
 PRESETS = [Rules.classic(), Rules.classic(detectives=1), Rules.classic_two_players(),
            Rules.new_edition(4), Rules.new_edition(2), Rules.new_edition(1),

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..board import london
+from ..kernel.fast import filter_legal
 from ..move import MR_X, Move, Ticket
 from ..view import PlayerView
 from .base import Budget
-from .fast import filter_legal
 
 
 def require_view(view: object, side: str | None = None) -> PlayerView:

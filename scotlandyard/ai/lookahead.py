@@ -20,11 +20,11 @@ from collections.abc import Sequence
 
 from ..board import iter_bits, london
 from ..game import Game
+from ..kernel.fast import game_moves
 from ..move import MR_X, Move, Ticket
 from ..view import PlayerView
 from .base import Budget
 from .categorization import resolve_weights
-from .fast import game_moves
 from .heuristics import best_by, check_side, mr_x_candidates, require_view
 
 WIN = 1_000_000.0

@@ -34,8 +34,9 @@ Maastricht 2013, chapter 7). Every technique is a switch; the defaults are the p
 - Results are 1 for a win and 0 for a loss; the move played is the root child with the most
   visits.
 
-The search runs in :mod:`._kernel`, compiled by numba (``fast=True``) or as plain Python
-(``fast=False``, and automatically without numba); both give the same move for the same seed.
+The search runs in :mod:`scotlandyard.kernel._kernel`, compiled by numba (``fast=True``) or as
+plain Python (``fast=False``, and automatically without numba); both give the same move for the
+same seed.
 """
 
 from __future__ import annotations
@@ -49,12 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from ..game import Game
-from ..move import Move
-from ..view import PlayerView
-from . import _kernel as K
-from .base import Budget
-from .categorization import CategoryWeights, resolve_weights
-from .fast import (
+from ..kernel import _kernel as K
+from ..kernel.fast import (
     Kernel,
     PlayoutPolicy,
     _params,
@@ -68,6 +65,10 @@ from .fast import (
     rules_table,
     state_of_game,
 )
+from ..move import Move
+from ..view import PlayerView
+from .base import Budget
+from .categorization import CategoryWeights, resolve_weights
 
 DEFAULT_PLAYOUTS = 1000
 

@@ -30,7 +30,7 @@ def log_config() -> dict[str, Any]:
 
 
 def _warm_up_ai() -> None:
-    from ..ai.fast import warm_up
+    from ..kernel.fast import warm_up
 
     try:
         warm_up()

@@ -2,7 +2,7 @@
 flat integer arrays.
 
 This module is written in the subset of Python that numba compiles: flat arrays indexed by
-integers, integer arithmetic, no objects. :mod:`scotlandyard.ai.fast` runs it two ways:
+integers, integer arithmetic, no objects. :mod:`scotlandyard.kernel.fast` runs it two ways:
 
 - compiled with ``numba.njit(cache=True)`` over numpy arrays (the fast path);
 - as plain Python over lists (the pure path, used when numba is missing or ``fast=False``).

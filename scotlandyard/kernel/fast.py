@@ -1,4 +1,4 @@
-"""Fast playouts and search: the kernel of :mod:`scotlandyard.ai._kernel`, compiled with numba
+"""Fast playouts and search: the kernel of :mod:`scotlandyard.kernel._kernel`, compiled with numba
 (``fast=True``) or run as plain Python (``fast=False``, and automatically when numba is missing).
 
 Both paths run the same code with the same random generator, so they give identical moves for
@@ -7,7 +7,7 @@ the same seed; the fast path is only faster. Everything a player may know enters
 owns); the kernel state is built with :meth:`Game.from_view`.
 
 >>> from scotlandyard import Game, Rules
->>> from scotlandyard.ai.fast import playout
+>>> from scotlandyard.kernel.fast import playout
 >>> game = Game.new(Rules.classic(), seed=3)
 >>> result = playout(game, seed=1, fast=False)
 >>> result.winner in ("mr_x", "detectives")
@@ -151,7 +151,7 @@ def warm_up(fast: bool = True) -> bool:
     """Compile the kernel now (or load it from numba's cache) instead of during the first AI
     move: a server may call this at start-up (about 10 s the first time on a machine, under a
     second later). Returns True if the fast path is in use."""
-    from .mcts import MCTSOptions, MCTSSearch
+    from ..ai.mcts import MCTSOptions, MCTSSearch
 
     kern = kernel(fast)
     game = Game.new(Rules.classic(), seed=0)
