@@ -89,3 +89,53 @@ def test_rules_page_exists_in_every_language() -> None:
     for lang in LANGS:
         strings = load(lang)
         assert all(len(strings[k]) > 3 for k in rules_keys)
+
+
+# Values that may equal the English one: names and symbols the rule books print the same way.
+SAME_AS_ENGLISH = {
+    "app.title": LANGS[1:],            # the game's name
+    "outcome.format_json": LANGS[1:],  # a file format
+    "ticket.taxi": ("it",),            # "Taxi" in both Italian books
+    "piece.detective": ("it",),        # "Detective" in both Italian books
+    "ticket_short.taxi": ("it", "pl"),  # T for taxi / taksówka
+    "ticket_short.double": ("it",),    # the 2× card (the Polish book prints 2x, the Russian 2х)
+}
+
+
+@pytest.mark.parametrize("lang", LANGS[1:])
+def test_no_value_is_left_in_english(lang: str) -> None:
+    en, other = load("en"), load(lang)
+    same = sorted(k for k, v in other.items() if v == en[k] and lang not in SAME_AS_ENGLISH.get(k, ()))
+    assert same == [], f"{lang}: still English"
+
+
+# The terms of the printed rule books (/work/shared/seeds; see the glossary in docs/webapp.md).
+BOOK_TERMS = {
+    "it": {"piece.mr_x": "Mister X", "play.reveal": "Mostrati", "ticket.black": "Biglietto nero",
+           "ticket.double": "Mossa doppia", "ticket.underground": "Metropolitana", "ticket.bus": "Autobus",
+           "ticket.ferry": "Traghetto", "status.round": "Turno"},
+    "pl": {"piece.mr_x": "Mister X", "ticket.black": "Czarny bilet", "ticket.double": "Podwójny ruch",
+           "ticket.taxi": "Taksówka", "ticket.ferry": "Łódź", "status.round": "Runda"},
+    "ru": {"piece.mr_x": "Мистер Х", "ticket.black": "Черный билет", "ticket.double": "Двойной ход",
+           "ticket.ferry": "Лодка"},
+}
+LOG_NAME = {"it": "tabella itinerario", "pl": "tablica ruchów", "ru": "путевой лист"}
+# words the books do not use (or use for something else) and that must not creep back
+NOT_BOOK = {
+    "it": ("diario", "battell", "vaporett", "mostrami", "black ticket"),
+    "pl": ("pan x", "pana x", "panu x", "prom", "statk", "dziennik"),
+    "ru": ("икс", "mister", "паром", "катер", "журнал", "чёрн", "раунд"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGS[1:])
+def test_translation_uses_the_rule_books_terms(lang: str) -> None:
+    strings = load(lang)
+    assert {k: strings[k] for k in BOOK_TERMS[lang]} == BOOK_TERMS[lang]
+    assert LOG_NAME[lang] in strings["log.title"].lower()
+    assert LOG_NAME[lang] in strings["verify.title"].lower()
+    found = sorted((k, w) for k, v in strings.items() for w in NOT_BOOK[lang] if w in v.lower())
+    assert found == []
+    # Russian: Mr X's letter is the Cyrillic Х, as printed
+    if lang == "ru":
+        assert all("Мистер X" not in v for v in strings.values())

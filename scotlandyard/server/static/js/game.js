@@ -2,7 +2,7 @@
 // the server sends (docs/protocol.md), and lets the player pick moves among view.legal_moves.
 
 import { GameSocket, getBoard, recordUrl } from "./api.js";
-import { BoardView, PIECE_COLOURS, pieceName } from "./board.js";
+import { BoardView, pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
 import { verifyOpenings } from "./verify.js";
@@ -287,7 +287,8 @@ export class GamePage {
       const tickets = view.tickets[piece] || {};
       const seat = seats[piece] || {};
       const station = piece === "X" ? view.mr_x_station : view.stations[piece];
-      const seatText = seat.kind === "ai" ? `${t("seat.ai")}: ${seat.agent ?? ""}` : t("seat.human");
+      const agent = seat.agent && has(`level.${seat.agent}`) ? t(`level.${seat.agent}`) : (seat.agent ?? "");
+      const seatText = seat.kind === "ai" ? `${t("seat.ai")}: ${agent}` : t("seat.human");
       const seatLine = h("span", { class: `seat seat-${seat.kind || "human"}${seat.connected ? " online" : ""}`,
         title: seat.connected ? t("seat.connected") : t("seat.offline"), text: seatText });
       if (this.role && this.role !== "spectator" && !view.outcome) {
@@ -304,7 +305,7 @@ export class GamePage {
       if (seat.note) seatLine.title = `${seatLine.title} — ${seat.note}`;
       const row = h("tr", { dataset: { piece }, class: view.pieces_to_move.includes(piece) && !view.outcome ? "to-move" : "" },
         h("th", { scope: "row" },
-          h("span", { class: `swatch swatch-${piece}`, style: `background:${PIECE_COLOURS[piece] || "#777"}` }),
+          h("span", { class: `swatch swatch-${piece}` }),
           h("span", { class: "pname", text: pieceName(piece) }), seatLine),
         h("td", { class: "st", text: station == null ? "?" : String(station) }),
         ...TICKET_KINDS.map((k) => h("td", { class: `tk tk-${k}`, dataset: { ticket: k }, text: count(tickets[k]) })));
@@ -344,7 +345,7 @@ export class GamePage {
     view.history.forEach((m, i) => {
       const item = h("li", { dataset: { step: i + 1 } },
         h("span", { class: "h-round", text: `${m.round}.` }),
-        h("span", { class: `swatch swatch-${m.piece}`, style: `background:${PIECE_COLOURS[m.piece] || "#777"}` }),
+        h("span", { class: `swatch swatch-${m.piece}` }),
         h("span", { class: "h-piece", text: m.piece }),
         h("code", { class: "h-move", text: m.move }));
       if (over) {
@@ -544,7 +545,7 @@ export class GamePage {
           type: "button", class: `piece-btn${piece === p.piece ? " selected" : ""}`,
           "aria-pressed": piece === p.piece ? "true" : "false", dataset: { piece },
           onclick: () => this.selectPiece(piece),
-        }, h("span", { class: "swatch", style: `background:${PIECE_COLOURS[piece]}` }), pieceName(piece)));
+        }, h("span", { class: `swatch swatch-${piece}` }), pieceName(piece)));
       }
     }
     $(r, "#btn-pass").hidden = !(active && p.passMove);
