@@ -2,12 +2,15 @@
 # The README's test command: install everything (system packages too) and run the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  fi
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# PostgreSQL: the server's second database; the tests start a throwaway cluster of their own
+compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || command -v pg_ctl >/dev/null 2>&1 \
+  || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[all]'
 ruff check scotlandyard tests benchmarks examples scripts

@@ -11,6 +11,8 @@ from scotlandyard import Game, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
+pytest_plugins = ["tests.pg_fixture"]  # the throwaway PostgreSQL server (pg_server, pg_url)
+
 
 def shared_dir() -> Path:
     """The project's shared folder (rules, board facts): beside the checkout, as in CI."""

@@ -25,7 +25,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..board import TRANSPORTS, london
 from .protocol import CreateGame, ProtocolError, error_frame, parse_client_message
 from .rooms import Connection, GameServer, Room, SetupError, preset_catalogue
-from .store import Store, StoreError
+from .store import StoreError, open_store
 
 STATIC_DIR = Path(__file__).parent / "static"
 log = logging.getLogger("scotlandyard.server")
@@ -93,7 +93,7 @@ def board_payload(name: str) -> bytes:
 
 def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                static_dir: Path | None = None, ai_workers: int = 0) -> FastAPI:
-    """The web app over the SQLite database ``db``. Games still being played are resumed at
+    """The web app over the database ``db`` (a SQLite file, or ``postgresql://...``). Games still being played are resumed at
     start-up (AI seats think again); AI seats wait ``ai_delay`` seconds before each move and
     think in ``ai_workers`` processes (0: threads)."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
@@ -102,13 +102,13 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_log_redaction()
-        store = Store(db)
+        store = open_store(db)
         server = GameServer(store, ai_delay, ai_workers)
         server.thinker.warm_up()
         holder["server"] = server
         app.state.games = server
         resumed = server.resume()
-        log.info("scotlandyard server: database %s, %d game(s) resumed", db, resumed)
+        log.info("scotlandyard server: database %s, %d game(s) resumed", store.path, resumed)
         try:
             yield
         finally:

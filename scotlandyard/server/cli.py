@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import logging
 import threading
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -42,8 +41,11 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on (127.0.0.1: this machine "
                                            "only; 0.0.0.0: every interface).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8000,
-    db: Annotated[Path, typer.Option(help="SQLite database of the games (created if missing).",
-                                     dir_okay=False)] = Path("scotlandyard.sqlite3"),
+    db: Annotated[str, typer.Option(help="Database of the games: a SQLite file (created if "
+                                         "missing), or postgresql://user:pass@host/dbname for "
+                                         "many server processes on one database (pip install "
+                                         "'scotlandyard[pg]'; docs/deploy.md).")
+                  ] = "scotlandyard.sqlite3",
     ai_delay: Annotated[float, typer.Option(help="Seconds an AI seat waits before each move, "
                                                  "so people can follow.", min=0.0)] = 0.6,
     ai_workers: Annotated[int, typer.Option(help="Worker processes in which AI seats think "
@@ -64,7 +66,9 @@ def serve(
     # Compile (or load from cache) the MCTS kernel in the background, so that the first AI
     # seat to think does not wait for numba.
     threading.Thread(target=_warm_up_ai, name="ai-warm-up", daemon=True).start()
-    typer.echo(f"scotlandyard: http://{host}:{port}/  (database {db})")
+    from .store_pg import redact_url
+
+    typer.echo(f"scotlandyard: http://{host}:{port}/  (database {redact_url(db)})")
     uvicorn.run(
         app, host=host, port=port, ws="websockets-sansio", log_config=log_config(),
         # frames over MAX_FRAME_BYTES get a "too_large" error; far larger ones close the socket

@@ -20,18 +20,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+_META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     created REAL NOT NULL,
@@ -76,9 +72,37 @@ CREATE TABLE IF NOT EXISTS commitments (
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 """
 
+MIGRATIONS: tuple[str, ...] = (_SCHEMA,)
+"""The schema's history: ``MIGRATIONS[v - 1]`` takes a database from version ``v - 1`` to ``v``.
+A change to the schema is a new script appended here (never an edit of an old one). The SQL is
+written once, for SQLite; the PostgreSQL store (``store_pg.py``) runs the same scripts with the
+column types translated (REAL -> DOUBLE PRECISION, INTEGER -> BIGINT, ...)."""
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of an SQL script (split at the ``;`` that end one, not those in comments
+    or literals)."""
+    out: list[str] = []
+    buf = ""
+    for piece in script.split(";"):
+        buf += piece + ";"
+        if sqlite3.complete_statement(buf):
+            if buf.strip(" \n\t;"):
+                out.append(buf.strip().rstrip(";"))
+            buf = ""
+    if buf.strip(" \n\t;"):
+        out.append(buf.strip().rstrip(";"))
+    return out
+
 
 class StoreError(RuntimeError):
     """The database cannot be used (newer schema, corrupt rows)."""
+
+
+class MoveConflict(StoreError):
+    """Another move was stored first at this ply (another server process on the same database
+    accepted one): the (game, ply) key decides, and this one is not taken."""
 
 
 @dataclass(frozen=True)
@@ -134,14 +158,23 @@ class Store:
         self._migrate()
 
     def _migrate(self) -> None:
-        # the DDL is idempotent (IF NOT EXISTS); a newer schema is refused after it
-        self._db.executescript(
-            "BEGIN IMMEDIATE;" + _SCHEMA
-            + f"INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');"
-            + "COMMIT;")
-        if self.schema_version > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} has schema version {self.schema_version}; this "
-                             f"server knows version {SCHEMA_VERSION} (upgrade scotlandyard)")
+        """Bring the schema to :data:`SCHEMA_VERSION` in one transaction (each missing script of
+        :data:`MIGRATIONS`, in order); a database with a newer schema is refused untouched."""
+        with self._tx():
+            self._db.execute(_META)
+            row = self._db.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = 0 if row is None else int(row[0])
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} has schema version {version}; this server knows "
+                                 f"version {SCHEMA_VERSION} (upgrade scotlandyard)")
+            for script in MIGRATIONS[version:]:
+                for statement in _statements(script):
+                    self._db.execute(statement)
+            if version < SCHEMA_VERSION:
+                self._db.execute("DELETE FROM meta WHERE key = 'schema_version'")
+                self._db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)",
+                                 (str(SCHEMA_VERSION),))
 
     def _tx(self) -> _Transaction:
         return _Transaction(self._db)
@@ -182,6 +215,10 @@ class Store:
         outcome if it ended the game) in one transaction."""
         now = time.time()
         with self._tx():
+            taken = self._db.execute("SELECT 1 FROM moves WHERE game_id = ? AND ply = ?",
+                                     (game_id, ply)).fetchone()
+            if taken is not None:
+                raise MoveConflict(f"game {game_id}: move {ply} was already made")
             self._db.execute("INSERT INTO moves(game_id, ply, piece, move, at) VALUES (?, ?, ?, ?, ?)",
                              (game_id, ply, piece, move, now))
             self._db.executemany(
@@ -222,6 +259,14 @@ class Store:
                                     (status,)).fetchall()
         return [r[0] for r in rows]
 
+    def ai_game_ids(self) -> list[str]:
+        """The games being played that have an AI seat, oldest first."""
+        rows = self._db.execute(
+            "SELECT g.id FROM games g WHERE g.status = 'playing' AND EXISTS "
+            "(SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'ai') "
+            "ORDER BY g.created").fetchall()
+        return [r[0] for r in rows]
+
     def load_game(self, game_id: str) -> StoredGame | None:
         """Everything stored about one game, or ``None``."""
         row = self._db.execute(
@@ -247,6 +292,42 @@ class Store:
                 commitments=commitments)
         except (ValueError, TypeError) as exc:
             raise StoreError(f"game {game_id} is stored wrongly: {exc}") from exc
+
+
+    # ---- many server processes (PostgreSQL; one SQLite process serves alone) ------------------
+    shared = False
+    """Whether other server processes may serve the same games (see ``store_pg.PgStore``)."""
+
+    def listen(self, callback: Callable[[str | None], None]) -> None:
+        """Call ``callback(game_id)`` (from another thread) whenever another process changed a
+        game, ``callback(None)`` when changes may have been missed. SQLite: never."""
+
+    def try_lock_game(self, game_id: str) -> bool:
+        """Become the one process that plays ``game_id``'s AI seats (and clocks); False if
+        another live process is. SQLite: always True (one process)."""
+        return True
+
+    def unlock_game(self, game_id: str) -> None:
+        """Give up :meth:`try_lock_game`'s claim (the game ended or left memory)."""
+
+    def locked_games(self) -> set[str]:
+        """The games whose AI seats this process plays, as far as the database says (a lost
+        database connection loses them)."""
+        return set()
+
+
+def open_store(url: str | Path) -> Store:
+    """The store at ``url``: ``postgresql://...`` (or ``postgres://``) is a PostgreSQL database
+    (``pip install 'scotlandyard[pg]'``), anything else a SQLite file (``sqlite:///path`` or a
+    plain path; ``:memory:`` for tests)."""
+    text = str(url)
+    if text.startswith(("postgresql://", "postgres://")):
+        from .store_pg import PgStore
+
+        return PgStore(text)
+    if text.startswith("sqlite:///"):
+        text = text[len("sqlite:///"):]
+    return Store(text)
 
 
 class _Transaction:
