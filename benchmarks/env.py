@@ -64,9 +64,10 @@ def engine_loop(rules: Rules, games: int) -> tuple[int, int]:
     return moves, moves
 
 
-def aec_loop(rules: Rules, games: int) -> tuple[int, int]:
-    """Random masked actions through the AEC env; (env steps, engine moves)."""
-    env = sye.aec_env(rules)
+def aec_loop(rules: Rules, games: int, **options: bool) -> tuple[int, int]:
+    """Random masked actions through the AEC env (``options``: the observation's optional
+    segments); (env steps, engine moves)."""
+    env = sye.aec_env(rules, **options)
     steps = moves = 0
     for seed in range(games):
         env.reset(seed=seed)
@@ -132,6 +133,9 @@ def main() -> None:
     row("baseline: game.legal_moves() + push loop", lambda: engine_loop(rules, args.games),
         env=False)
     row("PettingZoo AEC env (step + last)", lambda: aec_loop(rules, args.games), "≥ 10,000 steps")
+    row("  + board_features=True", lambda: aec_loop(rules, args.games, board_features=True))
+    row("  + probability=True, board_features=True",
+        lambda: aec_loop(rules, max(args.games // 4, 1), probability=True, board_features=True))
     for env_id in sye.GYM_IDS:
         row(f"Gymnasium {env_id.split('/')[1]} vs random", lambda e=env_id: gym_loop(e, rules, args.games))
     for record, possible in ((True, True), (False, False)):

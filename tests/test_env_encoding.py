@@ -17,11 +17,13 @@ from scotlandyard.env import (
     DEFER,
     DOUBLE_FIRST,
     N_ACTIONS,
+    OBS_VERSION,
     PASS,
     REVEAL,
     TAKE,
     Encoder,
     InvalidAction,
+    LayoutError,
     Match,
     ObservationLayout,
     describe_action,
@@ -241,7 +243,7 @@ def test_detective_observation_marks_mr_x_only_at_reveals() -> None:
                     assert plane.size == 0
                     hidden_states += bool(log)
                 for k, e in enumerate(log):
-                    assert parts["log"][k, 8] == (e.station if e.reveal else 0)
+                    assert parts["log"][k, 8] == np.float32((e.station / 199) if e.reveal else 0)
                 assert not parts["pending_station"].any() and not parts["pending_ticket"].any()
                 x = g.station("X")
                 assert parts["possible"][x - 1] == 1  # the truth is always possible
@@ -254,13 +256,66 @@ def test_layout_names_every_fact() -> None:
     g = Game.new(rules, start=START5)
     g.push("T75")
     parts = lay.split(Encoder(rules).encode(g, "D1", selected="D1"))
+    assert lay.version == OBS_VERSION == "sy-obs-1"
     assert parts["stations"].shape == (6, 199) and parts["log"].shape == (24, 9)
     assert parts["stations"][1, 91] == 1 and parts["stations"][0].sum() == 0
     assert parts["me"].tolist() == [0, 1, 0, 0, 0, 0] and parts["selected"][1] == 1
-    assert parts["tickets"][0].tolist() == [3, 3, 3, 5, 2]  # Mr X spent a taxi ticket
-    assert parts["tickets"][1].tolist() == [10, 8, 4, 0, 0]
-    assert parts["scalars"].tolist() == [1, 1, -1, 2]  # round 1, 1 slot used, no reveal yet, next in 2
+    scale = np.array([64, 64, 32, 8, 4], np.float32)
+    assert np.allclose(parts["tickets"][0] * scale, [3, 3, 3, 5, 2])  # Mr X spent a taxi ticket
+    assert np.allclose(parts["tickets"][1] * scale, [10, 8, 4, 0, 0])
+    assert np.allclose(parts["scalars"] * 24, [1, 1, 0, 2])  # round 1, 1 slot used, no reveal yet, next in 2
     assert parts["log"][0].tolist() == [1, 1, 0, 0, 0, 0, 0, 0, 0]
+    assert parts["present"].tolist() == [1] * 6 and not parts["police"].any()
+    assert np.flatnonzero(parts["reveal_slots"]).tolist() == [2, 7, 12, 17, 23]
     assert sorted(np.flatnonzero(parts["possible"]) + 1) == sorted(g.possible_locations())
     with pytest.raises(ValueError, match="shape"):
         lay.split(np.zeros(3, np.float32))
+
+
+def test_layout_has_one_size_for_every_preset_and_pads_absent_seats() -> None:
+    sizes = set()
+    for name in Rules.PRESETS:
+        for n in (1, 2, 3, 4, 5):
+            rules = Rules.preset(name, n)
+            enc = Encoder(rules)
+            g = Game.new(rules, seed=n)
+            obs = enc.encode(g, "X", selected="X")
+            sizes.add(obs.size)
+            parts = enc.layout.split(obs)
+            k = len(rules.pieces)
+            assert parts["present"].tolist() == [1] * k + [0] * (6 - k)
+            assert not parts["stations"][k:].any() and not parts["tickets"][k:].any()
+            assert parts["police"].tolist()[:k] == [p.startswith("P") for p in rules.pieces]
+            assert parts["unlimited"][0] == rules.mr_x_unlimited
+    assert sizes == {ObservationLayout.make().size}
+    with pytest.raises(LayoutError, match="log slots"):
+        ObservationLayout.for_rules(Rules.classic(double_moves=5))
+    with pytest.raises(LayoutError, match="taxi"):
+        ObservationLayout.for_rules(Rules.classic(mr_x_tickets=(99, 3, 3)))
+
+
+def test_optional_probability_map_and_board_features() -> None:
+    rules = Rules.classic(detectives=5)
+    enc = Encoder(rules, probability=True, board_features=True)
+    lay = enc.layout
+    assert lay.size == ObservationLayout.make().size + 199 + 199 + 6
+    g = Game.new(rules, start=START5)
+    rng = random.Random(1)
+    for _ in range(12):
+        g.push(rng.choice(g.legal_moves()))
+    obs = enc.encode(g, "D2", selected=g.to_move)
+    assert np.array_equal(obs, encode_view(g.view("D2"), selected=g.to_move, layout=lay))
+    parts = lay.split(obs)
+    from scotlandyard.belief import probability_map
+
+    pm = probability_map(g.view("D2"))
+    assert np.isclose(parts["probability"].sum(), 1.0)
+    assert all(np.isclose(parts["probability"][s - 1], p) for s, p in pm.items())
+    poss = sorted(g.possible_locations())
+    board = g.board
+    for s in (1, 50, 199):
+        assert np.isclose(parts["distance"][s - 1] * 10, min(board.distance(s, x) for x in poss))
+    for i, p in enumerate(rules.pieces[1:], start=1):
+        assert np.isclose(parts["piece_distance"][i] * 10,
+                          min(board.distance(g.station(p), x) for x in poss))
+    assert (obs >= 0).all() and (obs <= 1).all()

@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 import scotlandyard.env as sye
 from scotlandyard import Rules
 from scotlandyard.ai import RandomAgent
-from scotlandyard.env import DEFER, DOUBLE_FIRST, PASS, InvalidAction, encode_view
+from scotlandyard.env import DEFER, DOUBLE_FIRST, PASS, InvalidAction, encode_view, piece_of
 from scotlandyard.env.gymnasium import DetectivesEnv, MrXEnv
 
 
@@ -42,7 +42,8 @@ def test_ids_are_registered_on_import() -> None:
 @pytest.mark.parametrize("env_id", sye.GYM_IDS)
 @pytest.mark.parametrize("rules", ["classic", "new_edition_2p"])
 def test_gymnasium_check_env_passes(env_id: str, rules: str) -> None:
-    # check_env samples actions without the mask: the penalty mode refuses them safely
+    # check_env samples actions without the mask; each invalid-action mode must pass it
+    check_env(gymnasium.make(env_id, rules=rules).unwrapped)
     check_env(gymnasium.make(env_id, rules=rules, invalid_action="penalty").unwrapped)
 
 
@@ -51,11 +52,12 @@ def test_mr_x_env_plays_whole_games_with_win_or_loss_rewards() -> None:
     outcomes = set()
     for seed in range(6):
         total, steps, info = run_episode(env, seed)
-        winner = info["outcome"]["winner"]
+        winner = info["winner"]
         outcomes.add(winner)
         assert total == (1.0 if winner == "mr_x" else -1.0)
         assert 1 <= steps <= 24 + 2  # one step per Mr X move, two for a double move
-    assert not info["action_mask"].any()
+    assert np.flatnonzero(info["action_mask"]).tolist() == [PASS]  # never empty, for autoreset
+    assert set(info) == set(sye.INFO_KEYS)
 
 
 def test_detectives_env_takes_one_action_per_hunter_move() -> None:
@@ -67,7 +69,7 @@ def test_detectives_env_takes_one_action_per_hunter_move() -> None:
     rng = np.random.default_rng(3)
     acted = []
     while True:
-        sel = info["selected"]
+        sel = piece_of(info["selected"])
         assert sel != "X"
         parts = env.unwrapped.layout.split(obs)
         assert parts["selected"][env.unwrapped.rules.pieces.index(sel)] == 1
@@ -84,8 +86,17 @@ def test_detectives_env_takes_one_action_per_hunter_move() -> None:
     assert DEFER in acted and all(a < DOUBLE_FIRST or a in (PASS, DEFER) for a in acted)
 
 
-def test_invalid_actions_raise_unless_penalty_mode() -> None:
+def test_invalid_actions_lose_raise_or_pay_a_penalty() -> None:
     env = gymnasium.make("scotlandyard/MrX-v0")
+    env.reset(seed=1)
+    with pytest.warns(UserWarning, match="not legal for X"):
+        _, reward, terminated, _, info = env.step(PASS)
+    assert terminated and reward == -1.0 and info["invalid_action"]
+    assert (info["winner"], info["reason"], info["piece"]) == ("detectives", "invalid_action", "X")
+    assert env.unwrapped.match.game.ply == 0
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env = gymnasium.make("scotlandyard/MrX-v0", invalid_action="raise")
     env.reset(seed=1)
     with pytest.raises(InvalidAction, match="not legal for X"):
         env.step(PASS)
@@ -144,7 +155,7 @@ def test_detectives_env_observation_is_the_selected_hunters_view() -> None:
     rng = np.random.default_rng(12)
     while True:
         game = env.match.game
-        sel = info["selected"]
+        sel = piece_of(info["selected"])
         assert np.array_equal(obs, encode_view(game.view(sel), selected=sel))
         obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         if terminated:

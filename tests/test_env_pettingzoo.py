@@ -7,21 +7,32 @@ import random
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from scotlandyard import Game, Rules, london
 from scotlandyard.env import (
     DOUBLE_FIRST,
+    INFO_KEYS,
     PASS,
     REVEAL,
     Encoder,
     InvalidAction,
+    ScotlandYardAEC,
     aec_env,
     agent_name,
     piece_of,
+    raw_env,
 )
 from scotlandyard.env.actions import split_step, step_action
+from scotlandyard.env.common import end_mask
 
 from .conftest import ALL_RULES
+
+
+def same_info(a: dict, b: dict) -> bool:
+    """Infos equal, the action mask compared as an array."""
+    return (set(a) == set(b) and np.array_equal(a["action_mask"], b["action_mask"])
+            and all(a[k] == b[k] for k in a if k != "action_mask"))
 
 
 def play_random(env, seed: int, max_steps: int | None = None) -> list[tuple[str, int]]:
@@ -95,7 +106,7 @@ def test_env_plays_exactly_the_engine_game() -> None:
 
 
 def test_invalid_action_raises_a_clear_error() -> None:
-    env = aec_env("classic", shaping=1.0)
+    env = aec_env("classic", shaping=1.0, invalid_action="raise")
     env.reset(seed=1)
     play_random(env, 1, max_steps=6)
     agent = env.agent_selection
@@ -104,7 +115,40 @@ def test_invalid_action_raises_a_clear_error() -> None:
         env.step(DOUBLE_FIRST)
     assert (dict(env._cumulative_rewards), env.match.game.ply, env.agent_selection) == before
     with pytest.raises(RuntimeError, match="reset"):
+        raw_env(rules="classic").step(0)
+    with pytest.raises(AssertionError, match="reset"):  # the OrderEnforcingWrapper's words
         aec_env("classic").step(0)
+
+
+@pytest.mark.parametrize("offender", ["mr_x", "detective_2"])
+def test_invalid_action_ends_the_game_and_the_side_loses_by_default(offender: str) -> None:
+    """PettingZoo classic convention: an action outside the mask ends the game; every agent
+    of the acting side gets -1, the others 0; the info says why; nothing is pushed."""
+    env = aec_env("classic")
+    assert isinstance(env, OrderEnforcingWrapper) and isinstance(env.unwrapped, ScotlandYardAEC)
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    while env.agent_selection != offender:
+        env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
+    ply = env.match.game.ply
+    bad = int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0])
+    env.step(bad)
+    assert env.match.game.ply == ply and env.unwrapped.over
+    totals = {}
+    infos = {}
+    for agent in env.agent_iter():
+        _, _, term, _, info = env.last()
+        assert term
+        totals[agent] = env._cumulative_rewards[agent]
+        infos[agent] = info
+        env.step(None)
+    side_x = offender == "mr_x"
+    for a, r in totals.items():
+        assert r == (-1.0 if (a == "mr_x") == side_x else 0.0), (a, r)
+        assert infos[a]["invalid_action"] is True
+        assert infos[a]["reason"] == "invalid_action"
+        assert infos[a]["winner"] == ("detectives" if side_x else "mr_x")
+        assert infos[a]["action_mask"].tolist() == end_mask().tolist()
 
 
 def test_rewards_at_the_end_and_seeding() -> None:
@@ -123,6 +167,7 @@ def test_rewards_at_the_end_and_seeding() -> None:
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     outcome = env.match.game.outcome()
     assert outcome is not None and final_info["winner"] == outcome.winner
+    assert set(final_info) == set(INFO_KEYS) and final_info["invalid_action"] is False
     for a, r in totals.items():
         won = (a == "mr_x") == (outcome.winner == "mr_x")
         assert r == (1.0 if won else 0.0)
@@ -237,7 +282,7 @@ def test_detective_observations_do_not_depend_on_mr_x_hidden_stations(name: str)
                 o1, o2 = e1.observe(h), e2.observe(h)
                 assert np.array_equal(o1["observation"], o2["observation"])
                 assert np.array_equal(o1["action_mask"], o2["action_mask"])
-                assert e1.rewards[h] == e2.rewards[h] and e1.infos[h] == e2.infos[h]
+                assert e1.rewards[h] == e2.rewards[h] and same_info(e1.infos[h], e2.infos[h])
             assert np.array_equal(enc.encode(e1.match.game, "spectator"),
                                   enc.encode(e2.match.game, "spectator"))
             differ += e1.match.game.station("X") != e2.match.game.station("X")

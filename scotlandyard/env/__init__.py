@@ -33,10 +33,12 @@ from .actions import (
     move_actions,
 )
 from .batch import BatchSim, MoveBatch
-from .common import agent_name, piece_of
-from .encoding import Encoder, ObservationLayout, encode_view
+from .common import INFO_KEYS, agent_name, piece_of
+from .encoding import OBS_VERSION, Encoder, LayoutError, ObservationLayout, encode_view
+from .graph import adjacency
 from .match import Match
-from .pettingzoo import ScotlandYardAEC, aec_env
+from .pettingzoo import ScotlandYardAEC, aec_env, raw_env
+from .turns import decisions
 
 GYM_IDS = ("scotlandyard/MrX-v0", "scotlandyard/Detectives-v0")
 
@@ -51,7 +53,8 @@ _register()
 
 
 __all__ = [
-    "DEFER", "DOUBLE_FIRST", "GYM_IDS", "N_ACTIONS", "PASS", "REVEAL", "SINGLE", "TAKE",
-    "BatchSim", "Encoder", "InvalidAction", "Match", "MoveBatch", "ObservationLayout",
-    "ScotlandYardAEC", "agent_name", "aec_env", "describe_action", "encode_view", "move_actions", "piece_of",
+    "DEFER", "DOUBLE_FIRST", "GYM_IDS", "INFO_KEYS", "N_ACTIONS", "OBS_VERSION", "PASS", "REVEAL",
+    "SINGLE", "TAKE", "BatchSim", "Encoder", "InvalidAction", "LayoutError", "Match", "MoveBatch",
+    "ObservationLayout", "ScotlandYardAEC", "adjacency", "agent_name", "aec_env", "decisions",
+    "describe_action", "encode_view", "move_actions", "piece_of", "raw_env",
 ]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..game import Game, Outcome
 from ..move import MR_X
 from ..rules import Rules
+from .actions import N_ACTIONS, PASS
 
 
 def agent_name(piece: str) -> str:
@@ -79,3 +82,47 @@ def outcome_info(outcome: Outcome | None) -> dict:
         return {}
     return {"winner": outcome.winner, "reason": outcome.reason, "round": outcome.round,
             "piece": outcome.piece}
+
+
+INFO_KEYS = ("action_mask", "round", "selected", "winner", "reason", "piece", "invalid_action")
+"""The keys of every ``info`` of the AEC and Gymnasium envs, always all present (flat, so that
+Gymnasium's vector envs can stack them): ``selected`` is the agent that acts (``None`` once
+over); ``winner`` (``"mr_x"``/``"detectives"``), ``reason`` and ``piece`` (the catcher, or the
+piece whose action was outside the mask) are ``None`` until the game ends."""
+
+_NO_OUTCOME = {"winner": None, "reason": None, "piece": None}
+
+
+def info_dict(mask: np.ndarray, round_: int, selected: str | None,
+              outcome: dict | None, invalid: bool) -> dict:
+    """One ``info`` with the :data:`INFO_KEYS` (``outcome``: :func:`outcome_info` or
+    :func:`forfeit_info`, or ``None`` while the game runs)."""
+    out = {"action_mask": mask, "round": round_, "selected": selected}
+    if outcome is None:
+        out.update(_NO_OUTCOME)
+    else:
+        out.update(winner=outcome["winner"], reason=outcome["reason"], piece=outcome["piece"])
+    out["invalid_action"] = invalid
+    return out
+
+INVALID_ACTION_MODES = ("lose", "raise")
+
+
+def check_invalid_mode(mode: object, allowed: tuple[str, ...] = INVALID_ACTION_MODES) -> str:
+    """Validate ``invalid_action`` (``"lose"``, ``"raise"``; the Gymnasium envs add ``"penalty"``)."""
+    if mode not in allowed:
+        raise ValueError(f"invalid_action is one of {', '.join(map(repr, allowed))}, not {mode!r}")
+    return str(mode)
+
+
+def forfeit_info(side: str, piece: str, round_: int) -> dict:
+    """The outcome entry of a game ended by an action outside the mask (``side`` loses)."""
+    return {"winner": "detectives" if side == "mr_x" else "mr_x", "reason": "invalid_action",
+            "round": round_, "piece": piece}
+
+
+def end_mask() -> np.ndarray:
+    """The mask once the game is over: ``pass`` alone (never empty, for vector autoreset)."""
+    m = np.zeros(N_ACTIONS, np.int8)
+    m[PASS] = 1
+    return m

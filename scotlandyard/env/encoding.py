@@ -1,7 +1,17 @@
-"""Observation encoding: one flat ``float32`` vector per agent, the facts of its view only.
+"""Observation encoding, layout ``sy-obs-1``: one flat ``float32`` vector per agent, the facts of
+its view only, every value in [0, 1], the same size for every rule preset.
 
 The layout (segment names, shapes and meaning) is :class:`ObservationLayout`; the table is in
-``docs/env.md``. Two encoders give the same vector:
+``docs/env.md``. Pieces sit in six fixed seats (Mr X, then the detectives' side in seat order:
+detectives, then police); seats a rule set does not use are zero (``present`` says which are
+used). The log has 24 fixed slots. Two options add segments at the end:
+
+- ``probability=True``: Mr X's probability map (``belief.probability_map``, the paths model),
+  public facts only, the same for every agent (zero once the game is over);
+- ``board_features=True``: for each station the fewest moves (land network) to Mr X's nearest
+  possible location, and each hunter's distance to that set, over the board's diameter (10).
+
+Two encoders give the same vector:
 
 - :func:`encode_view` builds it from a :class:`~scotlandyard.PlayerView` alone (the reference:
   a detective's vector is a function of the detective's view, so it cannot hold more);
@@ -14,60 +24,103 @@ Hidden stations are never encoded for the detectives' side, not even after the g
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ..belief import probability_map
+from ..board import london
 from ..game import Game
 from ..move import MR_X
 from ..rules import Rules
 from ..view import PlayerView
 
+OBS_VERSION = "sy-obs-1"
 STATIONS = 199
-TICKET_MAX = 65535.0  # bound of the Box; ticket counts are far below it
+SEATS = 6  # Mr X + the box's five pawns of the detectives' side (R-PIECES)
+LOG_SLOTS = 24  # the log of both editions (22 rounds + 2 double moves)
+TICKET_SCALE = (64.0, 64.0, 32.0, 8.0, 4.0)  # taxi, bus, underground, black, double
+DIST_SCALE = 10.0  # the diameter of both London boards (land network)
 LOG_FIELDS = ("used", "taxi", "bus", "underground", "black", "revealed", "double", "voluntary",
               "station")
 SCALARS = ("round", "slots_used", "since_reveal", "to_next_reveal")
+RULE_FLAGS = ("new_edition", "free_order", "mr_x_unlimited", "ticket_handover", "extra_reveal",
+              "board_2014", "pooled_supply", "last_round")
+
+_BASE_SEGMENTS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("stations", (SEATS, STATIONS)),
+    ("possible", (STATIONS,)),
+    ("last_reveal", (STATIONS,)),
+    ("present", (SEATS,)),
+    ("police", (SEATS,)),
+    ("tickets", (SEATS, 5)),
+    ("unlimited", (SEATS,)),
+    ("me", (SEATS,)),
+    ("selected", (SEATS,)),
+    ("moved", (SEATS,)),
+    ("pending_take", (SEATS,)),
+    ("pending_ticket", (4,)),
+    ("pending_station", (STATIONS,)),
+    ("scalars", (len(SCALARS),)),
+    ("rules", (len(RULE_FLAGS),)),
+    ("reveal_slots", (LOG_SLOTS,)),
+    ("log", (LOG_SLOTS, len(LOG_FIELDS))),
+)
+
+
+class LayoutError(ValueError):
+    """Rules that layout ``sy-obs-1`` cannot hold (a longer log, more tickets than its scale)."""
+
+
+def _max_tickets(rules: Rules) -> list[float]:
+    """The most tickets of each kind any piece can hold under ``rules`` (Mr X gets the
+    detectives' spent tickets where they are handed over)."""
+    det = rules.pooled_supply or tuple(c * rules.detectives for c in rules.detective_tickets)
+    per = rules.pooled_supply or rules.detective_tickets
+    x = [float(c) for c in rules.mr_x_tickets]
+    if rules.ticket_handover and not rules.mr_x_unlimited:
+        x = [a + b for a, b in zip(x, det, strict=True)]
+    out = [max(a, float(b)) for a, b in zip(x, per, strict=True)]
+    return [*out, float(rules.black_tickets), float(rules.double_moves)]
 
 
 @dataclass(frozen=True)
 class ObservationLayout:
-    """Where each fact sits in the observation vector of one rule set.
+    """Where each fact sits in the observation vector (layout :data:`OBS_VERSION`).
 
     ``segments[name]`` is ``(start, shape)``; :meth:`split` gives the named, reshaped parts of
-    a vector. ``low``/``high`` are the bounds of the ``Box`` space.
+    a vector. The size depends only on the options, never on the rules.
     """
 
-    pieces: tuple[str, ...]
-    log_slots: int
-    last_round: int
+    version: str
+    probability: bool
+    board_features: bool
     segments: dict[str, tuple[int, tuple[int, ...]]]
     size: int
 
     @classmethod
-    def for_rules(cls, rules: Rules) -> ObservationLayout:
-        """The layout for ``rules`` (its pieces and log slots fix the sizes)."""
-        p = len(rules.pieces)
-        shapes: list[tuple[str, tuple[int, ...]]] = [
-            ("stations", (p, STATIONS)),
-            ("possible", (STATIONS,)),
-            ("last_reveal", (STATIONS,)),
-            ("tickets", (p, 5)),
-            ("me", (p,)),
-            ("selected", (p,)),
-            ("moved", (p,)),
-            ("pending_take", (p,)),
-            ("pending_ticket", (4,)),
-            ("pending_station", (STATIONS,)),
-            ("scalars", (len(SCALARS),)),
-            ("log", (rules.log_slots, len(LOG_FIELDS))),
-        ]
+    def make(cls, *, probability: bool = False, board_features: bool = False) -> ObservationLayout:
+        """The layout with the optional segments asked for."""
+        shapes = list(_BASE_SEGMENTS)
+        if probability:
+            shapes.append(("probability", (STATIONS,)))
+        if board_features:
+            shapes += [("distance", (STATIONS,)), ("piece_distance", (SEATS,))]
         segs: dict[str, tuple[int, tuple[int, ...]]] = {}
         off = 0
         for name, shape in shapes:
             segs[name] = (off, shape)
             off += int(np.prod(shape))
-        return cls(rules.pieces, rules.log_slots, rules.last_round, segs, off)
+        return cls(OBS_VERSION, bool(probability), bool(board_features), segs, off)
+
+    @classmethod
+    def for_rules(cls, rules: Rules, *, probability: bool = False,
+                  board_features: bool = False) -> ObservationLayout:
+        """The layout, after checking that ``rules`` fit it (:class:`LayoutError` if not)."""
+        check_rules(rules)
+        return cls.make(probability=probability, board_features=board_features)
 
     def start(self, name: str) -> int:
         """Offset of segment ``name``."""
@@ -76,27 +129,39 @@ class ObservationLayout:
     def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """The named segments of ``obs`` (views, reshaped)."""
         if obs.shape != (self.size,):
-            raise ValueError(f"an observation of these rules has shape ({self.size},), not {obs.shape}")
+            raise ValueError(f"an observation of this layout has shape ({self.size},), not {obs.shape}")
         out = {}
         for name, (off, shape) in self.segments.items():
             out[name] = obs[off: off + int(np.prod(shape))].reshape(shape)
         return out
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(low, high)`` arrays for a ``gymnasium.spaces.Box``."""
-        low = np.zeros(self.size, np.float32)
-        high = np.ones(self.size, np.float32)
-        parts_low, parts_high = self.split(low), self.split(high)
-        parts_low["tickets"][:] = -1.0
-        parts_high["tickets"][:] = TICKET_MAX
-        parts_high["scalars"][:] = (self.last_round, self.log_slots, self.log_slots, self.log_slots)
-        parts_low["scalars"][2] = -1.0
-        parts_high["log"][:, LOG_FIELDS.index("station")] = STATIONS
-        return low, high
+        """``(low, high)`` arrays for a ``gymnasium.spaces.Box``: 0 and 1 everywhere."""
+        return np.zeros(self.size, np.float32), np.ones(self.size, np.float32)
+
+    def describe(self) -> dict[str, Any]:
+        """The layout as plain JSON values (version, size, segments)."""
+        return {"version": self.version, "size": self.size,
+                "segments": {k: {"start": s, "shape": list(sh)} for k, (s, sh) in self.segments.items()}}
 
 
-def _side(piece: str) -> str:
-    return "mr_x" if piece == MR_X else ("spectator" if piece == "spectator" else "detectives")
+def check_rules(rules: Rules) -> None:
+    """:class:`LayoutError` unless every fact of ``rules`` fits layout ``sy-obs-1``."""
+    if len(rules.pieces) > SEATS:
+        raise LayoutError(f"{OBS_VERSION} has {SEATS} seats, these rules have {len(rules.pieces)} pieces")
+    if rules.log_slots > LOG_SLOTS:
+        raise LayoutError(f"{OBS_VERSION} holds {LOG_SLOTS} log slots, these rules have {rules.log_slots}")
+    for name, most, scale in zip(("taxi", "bus", "underground", "black", "double"),
+                                 _max_tickets(rules), TICKET_SCALE, strict=True):
+        if most > scale:
+            raise LayoutError(f"{OBS_VERSION} scales {name} tickets by {scale:g}; these rules allow {most:g}")
+
+
+def _rule_flags(rules: Rules) -> list[float]:
+    return [float(rules.edition == "new_edition"), float(rules.free_order),
+            float(rules.mr_x_unlimited), float(rules.ticket_handover and not rules.mr_x_unlimited),
+            float(rules.extra_reveal), float(rules.board == "2014"),
+            float(rules.pooled_supply is not None), rules.last_round / LOG_SLOTS]
 
 
 def _moved(pieces: tuple[str, ...], to_move: str | None, waiting: tuple[str, ...],
@@ -112,13 +177,67 @@ def _moved(pieces: tuple[str, ...], to_move: str | None, waiting: tuple[str, ...
 
 def _scalars(round_: int, log_reveals: list[bool], reveal_slots: tuple[int, ...]) -> list[float]:
     used = len(log_reveals)
-    since = -1
+    since = 0  # 0: no reveal yet; else (slots since the last reveal + 1) / LOG_SLOTS
     for k in range(used - 1, -1, -1):
         if log_reveals[k]:
-            since = used - 1 - k
+            since = used - k
             break
     nxt = next((s - used for s in reveal_slots if s > used), 0)
-    return [float(round_), float(used), float(since), float(nxt)]
+    return [round_ / LOG_SLOTS, used / LOG_SLOTS, since / LOG_SLOTS, nxt / LOG_SLOTS]
+
+
+class _Static:
+    """The parts of an observation fixed by the rules (seats, flags, scales, distances)."""
+
+    def __init__(self, rules: Rules, layout: ObservationLayout) -> None:
+        check_rules(rules)
+        self.rules = rules
+        self.layout = layout
+        pieces = rules.pieces
+        self.pieces = pieces
+        self.index = {p: i for i, p in enumerate(pieces)}
+        base = np.zeros(layout.size, np.float32)
+        part = layout.split(base)
+        part["present"][: len(pieces)] = 1
+        for i, p in enumerate(pieces):
+            part["police"][i] = p.startswith("P")
+            if i == 0:
+                part["unlimited"][i] = rules.mr_x_unlimited
+            else:
+                part["unlimited"][i] = p.startswith("P")
+        part["rules"][:] = _rule_flags(rules)
+        for s in rules.reveal_slots:
+            part["reveal_slots"][s - 1] = 1
+        self.base = base
+        self.scale = np.array(TICKET_SCALE, np.float32)
+        self.dist: np.ndarray | None = None
+        if layout.board_features:
+            b = london(rules.board)
+            self.dist = np.array([list(b.distance_row(s)) for s in range(1, STATIONS + 1)],
+                                 np.float32)[:, 1:] / DIST_SCALE  # [from, to], stations 1..199
+
+    def tickets_row(self, counts: Mapping[str, int | None]) -> list[float]:
+        vals = [counts.get(n, 0) for n in ("taxi", "bus", "underground", "black", "double")]
+        return [0.0 if c is None else c / sc for c, sc in zip(vals, TICKET_SCALE, strict=True)]
+
+    def extras(self, obs: np.ndarray, possible: np.ndarray, stations: list[int],
+               probability: dict[int, float] | None) -> None:
+        """Fill the optional segments (``possible``: 0/1 over stations 1..199)."""
+        lay = self.layout
+        if lay.probability and probability is not None:
+            off = lay.start("probability")
+            for s, p in probability.items():
+                obs[off + s - 1] = p
+        if lay.board_features and self.dist is not None:
+            idx = np.flatnonzero(possible)
+            if len(idx):
+                row = self.dist[idx].min(axis=0)
+                off = lay.start("distance")
+                obs[off: off + STATIONS] = row
+                off = lay.start("piece_distance")
+                for i, s in enumerate(stations):
+                    if i and s:
+                        obs[off + i] = row[s - 1]
 
 
 def encode_view(view: PlayerView, *, selected: str | None = None,
@@ -130,10 +249,11 @@ def encode_view(view: PlayerView, *, selected: str | None = None,
     step ``(ticket, station)`` of Mr X's double move, used only in Mr X's own view.
     """
     rules = view.rules
-    lay = layout or ObservationLayout.for_rules(rules)
-    obs = np.zeros(lay.size, np.float32)
+    lay = layout or ObservationLayout.make()
+    static = _Static(rules, lay)
+    obs = static.base.copy()
     part = lay.split(obs)
-    pieces = lay.pieces
+    pieces = static.pieces
     mr_x = view.side == "mr_x"
     for i, p in enumerate(pieces):
         if i:
@@ -149,12 +269,8 @@ def encode_view(view: PlayerView, *, selected: str | None = None,
     reveals = [e for e in view.log if e.reveal]
     if reveals:
         part["last_reveal"][reveals[-1].station - 1] = 1  # type: ignore[operator]
-    names = ("taxi", "bus", "underground", "black", "double")
     for i, p in enumerate(pieces):
-        counts = view.tickets[p]
-        for k, name in enumerate(names):
-            c = counts.get(name, 0)
-            part["tickets"][i, k] = -1.0 if c is None else c
+        part["tickets"][i] = static.tickets_row(view.tickets[p])
     if view.viewer in pieces:
         part["me"][pieces.index(view.viewer)] = 1
     if selected is not None:
@@ -173,7 +289,11 @@ def encode_view(view: PlayerView, *, selected: str | None = None,
         row[1 + int(e.ticket)] = 1
         row[5], row[6], row[7] = e.reveal, e.double, e.voluntary
         if (mr_x or e.reveal) and e.station is not None:
-            row[8] = e.station
+            row[8] = e.station / STATIONS
+    prob = None
+    if lay.probability and not view.is_over:
+        prob = probability_map(view)
+    static.extras(obs, part["possible"], [0] + [view.stations[p] for p in pieces[1:]], prob)
     return obs
 
 
@@ -181,13 +301,16 @@ class Encoder:
     """Fast observations straight from a ``Game`` (same vector as :func:`encode_view` of the
     viewer's view; tested). Keeps a per-game cache of the encoded travel log."""
 
-    def __init__(self, rules: Rules) -> None:
-        """An encoder for games under ``rules``."""
+    def __init__(self, rules: Rules, *, probability: bool = False,
+                 board_features: bool = False) -> None:
+        """An encoder for games under ``rules`` (:class:`LayoutError` if they do not fit)."""
         self.rules = rules
-        self.layout = ObservationLayout.for_rules(rules)
+        self.layout = ObservationLayout.for_rules(rules, probability=probability,
+                                                  board_features=board_features)
+        self._static = _Static(rules, self.layout)
         lay = self.layout
         self._pieces = rules.pieces
-        self._index = {p: i for i, p in enumerate(self._pieces)}
+        self._index = self._static.index
         self._st = lay.start("stations")
         self._pos = lay.start("possible")
         self._last = lay.start("last_reveal")
@@ -200,11 +323,13 @@ class Encoder:
         self._ps = lay.start("pending_station")
         self._sc = lay.start("scalars")
         self._log = lay.start("log")
-        self._cache_log: tuple = ()
-        self._rows_public = np.zeros((rules.log_slots, len(LOG_FIELDS)), np.float32)
-        self._rows_mr_x = np.zeros((rules.log_slots, len(LOG_FIELDS)), np.float32)
+        self._cache_log: tuple[Any, ...] = ()
+        self._rows_public = np.zeros((LOG_SLOTS, len(LOG_FIELDS)), np.float32)
+        self._rows_mr_x = np.zeros((LOG_SLOTS, len(LOG_FIELDS)), np.float32)
+        self._prob_key: tuple[int, int] | None = None
+        self._prob: dict[int, float] | None = None
 
-    def _update_log(self, log: tuple) -> None:
+    def _update_log(self, log: tuple[Any, ...]) -> None:
         old = self._cache_log
         if log == old:
             return
@@ -219,10 +344,19 @@ class Encoder:
             row = (1, e.ticket == 0, e.ticket == 1, e.ticket == 2, e.ticket == 3, e.reveal, e.double,
                    e.voluntary)
             self._rows_mr_x[j, :8] = row
-            self._rows_mr_x[j, 8] = e.station
+            self._rows_mr_x[j, 8] = e.station / STATIONS
             self._rows_public[j, :8] = row
-            self._rows_public[j, 8] = e.station if e.reveal else 0
+            self._rows_public[j, 8] = e.station / STATIONS if e.reveal else 0
         self._cache_log = log
+
+    def _probability(self, game: Game) -> dict[int, float] | None:
+        if game.is_over():
+            return None
+        key = (id(game), game.ply)
+        if key != self._prob_key:
+            self._prob = probability_map(game.view(self.rules.hunters[0]))
+            self._prob_key = key
+        return self._prob
 
     def encode(self, game: Game, piece: str, *, selected: str | None = None,
                pending: tuple[int, int] | None = None) -> np.ndarray:
@@ -231,7 +365,7 @@ class Encoder:
             raise ValueError("this encoder was made for other rules")
         if piece != "spectator" and piece not in self._index:
             raise ValueError(f"no piece {piece!r} in these rules (pieces: {', '.join(self._pieces)})")
-        obs = np.zeros(self.layout.size, np.float32)
+        obs = self._static.base.copy()
         mr_x = piece == MR_X
         stations = game.stations
         log = game.log
@@ -265,13 +399,15 @@ class Encoder:
         obs[ones] = 1.0
         bits = game.possible_bits
         raw = np.frombuffer(bits.to_bytes(26, "little"), np.uint8)
-        obs[self._pos: self._pos + STATIONS] = np.unpackbits(raw, bitorder="little")[1: STATIONS + 1]
+        possible = np.unpackbits(raw, bitorder="little")[1: STATIONS + 1]
+        obs[self._pos: self._pos + STATIONS] = possible
         vals: list[float] = []
+        scale = TICKET_SCALE
         for p in self._pieces:
             counts = list(game.tickets(p).values())  # taxi, bus, underground[, black, double]
-            vals += [-1 if c is None else c for c in counts]
+            vals += [0.0 if c is None else c / scale[k] for k, c in enumerate(counts)]
             if len(counts) == 3:
-                vals += (0, 0)
+                vals += (0.0, 0.0)
         obs[self._tk: self._tk + len(vals)] = vals
         obs[self._sc: self._sc + 4] = _scalars(game.round, [e.reveal for e in log],
                                                self.rules.reveal_slots)
@@ -279,4 +415,8 @@ class Encoder:
             self._update_log(log)
             rows = self._rows_mr_x if mr_x else self._rows_public
             obs[self._log: self._log + len(log) * len(LOG_FIELDS)] = rows[: len(log)].ravel()
+        lay = self.layout
+        if lay.probability or lay.board_features:
+            prob = self._probability(game) if lay.probability else None
+            self._static.extras(obs, possible, [0] + [stations[p] for p in self._pieces[1:]], prob)
         return obs

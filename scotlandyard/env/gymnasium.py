@@ -12,12 +12,18 @@ True
   one action per hunter move (the observation's ``selected`` segment says which piece acts);
   Mr X is ``make_agent(opponent, "mr_x")``.
 
-Observations are the learner's view encoded as in the AEC env; the legal actions are
-``info["action_mask"]`` and ``env.action_masks()`` (the ``MaskablePPO`` convention).
-An action outside the mask raises :class:`~scotlandyard.env.actions.InvalidAction`, unless
-``invalid_action="penalty"``: then the action is refused, the position is unchanged and the
-reward is ``invalid_penalty`` (``info["invalid_action"]`` is ``True``). Gymnasium's
-``check_env`` samples actions without a mask, so it needs the penalty mode.
+Observations are the learner's view encoded as in the AEC env (layout ``sy-obs-1``); the
+legal actions are ``info["action_mask"]`` and ``env.action_masks()`` (the ``MaskablePPO``
+convention; through ``gymnasium.make``'s wrappers: ``env.get_wrapper_attr("action_masks")()``,
+which is what SB3's ``get_action_masks`` calls). Once the game is over the mask holds ``pass``
+alone (never empty, for vector envs that autoreset). Actions may be Python or numpy integers or
+0-d integer arrays (what ``model.predict`` returns).
+
+An action outside the mask: ``invalid_action="lose"`` (the default) ends the episode as a
+loss (reward ``invalid_penalty``, −1; ``info["invalid_action"]`` True), so Gymnasium's
+``check_env``, which samples unmasked actions, passes with the defaults;
+``invalid_action="penalty"`` refuses it (position unchanged, reward ``invalid_penalty``);
+``invalid_action="raise"`` raises :class:`~scotlandyard.env.actions.InvalidAction`.
 """
 
 from __future__ import annotations
@@ -34,8 +40,13 @@ from ..move import MR_X
 from ..rules import Rules
 from .actions import N_ACTIONS, InvalidAction
 from .common import (
+    agent_name,
+    check_invalid_mode,
     check_reward_options,
     detectives_potential,
+    end_mask,
+    forfeit_info,
+    info_dict,
     mr_x_potential,
     outcome_info,
     resolve_rules,
@@ -51,25 +62,26 @@ Side = Literal["mr_x", "detectives"]
 class _SideEnv(gymnasium.Env):
     """One side against an agent of the package (see the module doc)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
     side: Side = "mr_x"
 
     def __init__(self, rules: Rules | str | None = None, opponent: str | Agent = "random", *,
                  opponent_options: dict[str, Any] | None = None, budget: Budget | None = None,
                  shaping: float = 0.0, loss_reward: float = -1.0,
-                 invalid_action: Literal["raise", "penalty"] = "raise",
-                 invalid_penalty: float = -1.0, render_mode: str | None = None) -> None:
+                 invalid_action: Literal["lose", "raise", "penalty"] = "lose",
+                 invalid_penalty: float = -1.0, render_mode: str | None = None,
+                 probability: bool = False, board_features: bool = False) -> None:
         """``opponent`` is an agent name of :func:`scotlandyard.ai.make_agent` (``random``,
         or a level such as ``easy``) or an :class:`~scotlandyard.ai.Agent`; ``budget`` its
-        thinking budget per move."""
+        thinking budget per move; ``probability`` and ``board_features`` add the optional
+        observation segments."""
         self.rules = resolve_rules(rules)
         self.shaping, self.loss_reward = check_reward_options(shaping, loss_reward)
-        if invalid_action not in ("raise", "penalty"):
-            raise ValueError(f"invalid_action is 'raise' or 'penalty', not {invalid_action!r}")
-        self.invalid_action = invalid_action
+        self.invalid_action = check_invalid_mode(invalid_action, ("lose", "raise", "penalty"))
         self.invalid_penalty = check_reward_options(invalid_penalty, 0.0)[0]
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode is one of None, {', '.join(self.metadata['render_modes'])}, "
+                             f"not {render_mode!r}")
         self.render_mode = render_mode
         other = "detectives" if self.side == "mr_x" else "mr_x"
         if isinstance(opponent, str):
@@ -80,13 +92,15 @@ class _SideEnv(gymnasium.Env):
             raise TypeError(f"opponent is an agent name or an Agent, not {type(opponent).__name__}")
         self.budget = budget if budget is not None else Budget()
         self.match = Match(self.rules)
-        self.encoder = Encoder(self.rules)
+        self.encoder = Encoder(self.rules, probability=probability, board_features=board_features)
         self.layout = self.encoder.layout
         low, high = self.layout.bounds()
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self._opp_rng = random.Random(0)
         self._started = False
+        self._forfeit: dict[str, Any] | None = None
+        self._renderer: Any = None
         self._phi = 0.0
 
     # ---- helpers ---------------------------------------------------------------------------
@@ -108,20 +122,27 @@ class _SideEnv(gymnasium.Env):
         viewer = sel if sel is not None and sel != MR_X else self.rules.hunters[0]
         return self.encoder.encode(m.game, viewer, selected=sel)
 
-    def _info(self, **extra: Any) -> dict[str, Any]:
+    @property
+    def over(self) -> bool:
+        """True once the episode has ended (by the rules, or by an action outside the mask)."""
+        return self._forfeit is not None or self.match.game.is_over()
+
+    def _info(self, invalid: bool = False) -> dict[str, Any]:
         g = self.match.game
-        info: dict[str, Any] = {"action_mask": self.action_masks(), "round": g.round,
-                                "selected": self.match.selected}
-        if g.is_over():
-            info["outcome"] = outcome_info(g.outcome())
-        info.update(extra)
-        return info
+        over = self.over
+        sel = self.match.selected
+        outcome = self._forfeit if self._forfeit is not None else (
+            outcome_info(g.outcome()) if over else None)
+        return info_dict(self.action_masks(), g.round,
+                         None if over or sel is None else agent_name(sel), outcome, invalid)
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions now (``np.int8``; all zero once the game is over)."""
+        """The legal actions now (``np.int8``); once the episode is over, ``pass`` alone."""
         if not self._started:
             raise RuntimeError("call reset() first")
-        if not self._mine():
+        if self.over:
+            return end_mask()
+        if not self._mine():  # pragma: no cover - the opponent has always replied
             return np.zeros(N_ACTIONS, np.int8)
         return self.match.mask()
 
@@ -143,6 +164,7 @@ class _SideEnv(gymnasium.Env):
         self.match.reset(seed=int(self.np_random.integers(2**62)), start=start)
         self._opp_rng = random.Random(int(self.np_random.integers(2**62)))
         self._started = True
+        self._forfeit = None
         self._play_opponent()
         self._phi = self._potential()
         return self._observe(), self._info()
@@ -152,15 +174,20 @@ class _SideEnv(gymnasium.Env):
         or the game ends."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        if self.match.game.is_over():
+        if self.over:
             raise RuntimeError("the game is over: call reset()")
         why = self.match.why_invalid(action)
         if why is not None:
             if self.invalid_action == "raise":
                 raise InvalidAction(why)
-            return self._observe(), self.invalid_penalty, False, False, self._info(
-                invalid_action=True)
-        move = self.match.apply(action)
+            if self.invalid_action == "penalty":
+                return self._observe(), self.invalid_penalty, False, False, self._info(True)
+            gymnasium.logger.warn(f"scotlandyard: {why}; the episode ends as a loss "
+                                  "(invalid_action='lose')")
+            sel = self.match.selected or MR_X
+            self._forfeit = forfeit_info(self.side, sel, self.match.game.round)
+            return self._observe(), self.invalid_penalty, True, False, self._info(True)
+        move = self.match.apply(action, checked=True)
         if move is not None:
             self._play_opponent()
         g = self.match.game
@@ -173,14 +200,31 @@ class _SideEnv(gymnasium.Env):
         if terminated:
             rx, rd = terminal_rewards(g.outcome(), self.loss_reward)  # type: ignore[arg-type]
             reward += rx if self.side == "mr_x" else rd
-        info = self._info(invalid_action=False) if self.invalid_action == "penalty" else self._info()
-        return self._observe(), reward, terminated, False, info
+        return self._observe(), reward, terminated, False, self._info()
 
-    def render(self) -> str | None:
-        """The public position as text (``render_mode="ansi"``)."""
-        if self.render_mode != "ansi" or not self._started:
+    def render(self) -> str | np.ndarray | None:
+        """The public position (the spectator's view): text for ``ansi`` (printed for
+        ``human``), an RGB image ``uint8[H, W, 3]`` for ``rgb_array`` (matplotlib, Agg)."""
+        if self.render_mode is None or not self._started:
             return None
-        return render_text(self.match.game.view("spectator"), self.match.selected)
+        view = self.match.game.view("spectator")
+        if self.render_mode == "rgb_array":
+            from .render import BoardRenderer
+
+            if self._renderer is None:
+                self._renderer = BoardRenderer(self.rules.board)
+            return self._renderer.draw(view, self.match.selected)
+        text = render_text(view, self.match.selected)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Release the renderer's figure, if any."""
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
 
 
 class MrXEnv(_SideEnv):

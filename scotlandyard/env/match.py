@@ -38,6 +38,18 @@ from .actions import (
 )
 
 
+def as_action(action: object) -> int | None:
+    """``action`` as a Python int if it is an integer action (``int``, a numpy integer, or a
+    0-d integer array, as ``model.predict`` returns), else ``None``. Booleans are refused."""
+    if isinstance(action, np.ndarray):
+        if action.shape != () or action.dtype.kind not in "iu":
+            return None
+        return int(action)
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        return None
+    return int(action)
+
+
 class Match:
     """A :class:`~scotlandyard.Game` plus the pending double-move step and, in free order,
     the selected hunter. ``game`` is the referee's truth: never hand it to an agent."""
@@ -146,9 +158,11 @@ class Match:
     # ---- acting ---------------------------------------------------------------------------------
     def why_invalid(self, action: object) -> str | None:
         """Why ``action`` is not legal for the selected piece now, or ``None`` if it is."""
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            return f"an action is an integer 0..{N_ACTIONS - 1}, not {action!r}"
-        a = int(action)
+        a_or_none = as_action(action)
+        if a_or_none is None:
+            return (f"an action is an integer 0..{N_ACTIONS - 1} (a Python or numpy integer, "
+                    f"or a 0-d integer array), not {action!r}")
+        a = a_or_none
         if not 0 <= a < N_ACTIONS:
             return f"action {a} is outside 0..{N_ACTIONS - 1}"
         piece = self.selected
@@ -195,12 +209,14 @@ class Match:
         why = self.why_invalid(action)
         if why is not None:
             raise InvalidAction(why)
-        return int(action)  # type: ignore[call-overload]
+        return as_action(action)  # type: ignore[return-value]
 
-    def apply(self, action: object) -> Move | None:
+    def apply(self, action: object, *, checked: bool = False) -> Move | None:
         """Play ``action`` for the selected piece. Returns the engine move pushed, or ``None``
-        when the action only chose a double move's first step or deferred."""
-        a = self.check(action)
+        when the action only chose a double move's first step or deferred. ``checked=True``:
+        the caller has just had ``why_invalid(action)`` return ``None``."""
+        a = as_action(action) if checked else self.check(action)
+        assert a is not None
         g = self.game
         if a == DEFER:
             self.pointer = self._next_unmoved()

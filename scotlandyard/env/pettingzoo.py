@@ -11,10 +11,20 @@ True
 
 Agents are ``mr_x``, ``detective_1``.. and, where the rules have them, ``police_1``.. . The
 observation of an agent is ``{"observation": float32 vector, "action_mask": int8 vector}``;
-the vector encodes that agent's view (see ``docs/env.md``), the mask is the legal actions of
-the agent selected to act (all zero for the others). Actions are described in
-:mod:`scotlandyard.env.actions`. An action outside the mask raises
-:class:`~scotlandyard.env.actions.InvalidAction`.
+the vector encodes that agent's view (layout ``sy-obs-1``, see ``docs/env.md``), the mask is
+the legal actions of the agent selected to act (all zero for the others; ``pass`` alone for
+every agent once the game is over, so that a masked sampler never sees an empty mask).
+
+**Turns.** One AEC step is one *decision*, not one engine move: a double move is two
+``mr_x`` steps in a row (first step, then second step); after a voluntary reveal Mr X makes
+``take`` steps; in free order a hunter may ``defer``. Use :func:`scotlandyard.env.decisions`
+to loop over ``(agent, observation, mask)``.
+
+:func:`aec_env` wraps the env in PettingZoo's ``OrderEnforcingWrapper`` as the classic envs
+are. An action outside the mask: ``invalid_action="lose"`` (the default, as PettingZoo's
+classic envs do) ends the game, every agent of the acting side gets ``invalid_penalty`` (−1),
+the other side 0, and ``info["invalid_action"]`` is True; ``invalid_action="raise"`` raises
+:class:`~scotlandyard.env.actions.InvalidAction` and changes nothing.
 """
 
 from __future__ import annotations
@@ -22,17 +32,22 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
+from gymnasium import logger, spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from ..move import Move
+from ..move import MR_X, Move
 from ..rules import Rules
 from ..view import PlayerView
-from .actions import N_ACTIONS, describe_action
+from .actions import N_ACTIONS, InvalidAction, describe_action
 from .common import (
     agent_name,
+    check_invalid_mode,
     check_reward_options,
     detectives_potential,
+    end_mask,
+    forfeit_info,
+    info_dict,
     mr_x_potential,
     outcome_info,
     piece_of,
@@ -41,6 +56,9 @@ from .common import (
 )
 from .encoding import Encoder, ObservationLayout
 from .match import Match
+
+_ZERO_MASK = np.zeros(N_ACTIONS, np.int8)
+_ZERO_MASK.flags.writeable = False
 
 
 class ScotlandYardAEC(AECEnv):
@@ -53,20 +71,25 @@ class ScotlandYardAEC(AECEnv):
     phi is 0 at the end of the game.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "scotlandyard_v0",
-                "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "scotlandyard_v0",
+                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: Rules | str | None = None, *, shaping: float = 0.0,
-                 loss_reward: float = -1.0, render_mode: str | None = None) -> None:
-        """An environment for ``rules`` (a ``Rules`` value or a preset name)."""
+                 loss_reward: float = -1.0, render_mode: str | None = None,
+                 invalid_action: str = "lose", invalid_penalty: float = -1.0,
+                 probability: bool = False, board_features: bool = False) -> None:
+        """An environment for ``rules`` (a ``Rules`` value or a preset name); ``probability``
+        and ``board_features`` add the optional observation segments."""
         super().__init__()
         self.rules = resolve_rules(rules)
         self.shaping, self.loss_reward = check_reward_options(shaping, loss_reward)
+        self.invalid_action = check_invalid_mode(invalid_action)
+        self.invalid_penalty = check_reward_options(invalid_penalty, 0.0)[0]
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode is one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.render_mode = render_mode
         self.match = Match(self.rules)
-        self.encoder = Encoder(self.rules)
+        self.encoder = Encoder(self.rules, probability=probability, board_features=board_features)
         self.layout: ObservationLayout = self.encoder.layout
         self.possible_agents = [agent_name(p) for p in self.rules.pieces]
         self._piece = {a: piece_of(a) for a in self.possible_agents}
@@ -82,6 +105,10 @@ class ScotlandYardAEC(AECEnv):
         self.state_space = spaces.Box(low, high, dtype=np.float32)
         self._rng = np.random.default_rng()
         self._started = False
+        self._forfeit: dict[str, Any] | None = None
+        self._mask_key: tuple[Any, ...] | None = None
+        self._mask = _ZERO_MASK
+        self._renderer: Any = None
         self.agents = []
 
     # ---- spaces --------------------------------------------------------------------------
@@ -106,11 +133,18 @@ class ScotlandYardAEC(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self._forfeit = None
         self._skip_agent_selection = None
         self._phi = self._potentials()
         self._started = True
         self.agent_selection = self._agent[self.match.selected]  # type: ignore[index]
+        self.infos = {a: {} for a in self.agents}
+        self._update_infos(False)
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended (by the rules, or by an action outside the mask)."""
+        return self._forfeit is not None or self.match.game.is_over()
 
     def _potentials(self) -> tuple[float, float]:
         g = self.match.game
@@ -118,15 +152,39 @@ class ScotlandYardAEC(AECEnv):
             return 0.0, 0.0
         return mr_x_potential(g), detectives_potential(g)
 
+    def _selected_mask(self) -> np.ndarray:
+        """The mask of the selected agent (cached per position), or the end mask."""
+        m = self.match
+        key = (id(m.game), m.game.ply, m.pending, m.pointer, self._forfeit is None)
+        if key != self._mask_key:
+            self._mask = end_mask() if self.over else m.mask()
+            self._mask_key = key
+        return self._mask
+
+    def _update_infos(self, invalid: bool) -> None:
+        g = self.match.game
+        over = self.over
+        sel = None if over else self._agent[self.match.selected]  # type: ignore[index]
+        outcome = self._forfeit if self._forfeit is not None else (
+            outcome_info(g.outcome()) if over else None)
+        mask = self._selected_mask()
+        rnd = g.round
+        base = info_dict(mask if over else _ZERO_MASK, rnd, sel, outcome, invalid)
+        infos = self.infos
+        for a in self.agents:
+            infos[a] = info = base.copy()
+            if a == sel:
+                info["action_mask"] = mask
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation: its view's facts, and the action mask if it is to act."""
         piece = self._piece[agent]
         m = self.match
         selected = m.selected
         obs = self.encoder.encode(m.game, piece, selected=selected,
-                                  pending=m.pending if piece == "X" else None)
-        if piece == selected:
-            mask = m.mask()
+                                  pending=m.pending if piece == MR_X else None)
+        if piece == selected or self.over:
+            mask = self._selected_mask().copy()
         else:
             mask = np.zeros(N_ACTIONS, np.int8)
         return {"observation": obs, "action_mask": mask}
@@ -139,9 +197,14 @@ class ScotlandYardAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self.match.check(action)  # raises InvalidAction before anything changes
+        why = self.match.why_invalid(action)
+        if why is not None:
+            if self.invalid_action == "raise":
+                raise InvalidAction(why)
+            self._lose(agent, why)
+            return
         self._cumulative_rewards[agent] = 0.0
-        move = self.match.apply(action)
+        move = self.match.apply(action, checked=True)
         for a in self.agents:
             self.rewards[a] = 0.0
         g = self.match.game
@@ -154,22 +217,35 @@ class ScotlandYardAEC(AECEnv):
         outcome = g.outcome()
         if outcome is not None:
             rx, rd = terminal_rewards(outcome, self.loss_reward)
-            info = outcome_info(outcome)
             for a in self.agents:
                 self.rewards[a] += rx if a == "mr_x" else rd
                 self.terminations[a] = True
-                self.infos[a] = dict(info)
         else:
             self.agent_selection = self._agent[self.match.selected]  # type: ignore[index]
+        self._update_infos(False)
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _lose(self, agent: str, why: str) -> None:
+        """End the game: ``agent``'s side played an action outside the mask."""
+        logger.warn(f"scotlandyard: {why}; the game ends, {agent}'s side loses "
+                    "(invalid_action='lose')")
+        side = "mr_x" if agent == "mr_x" else "detectives"
+        self._cumulative_rewards[agent] = 0.0
+        self._forfeit = forfeit_info(side, self._piece[agent], self.match.game.round)
+        for a in self.agents:
+            same = (a == "mr_x") == (side == "mr_x")
+            self.rewards[a] = self.invalid_penalty if same else 0.0
+            self.terminations[a] = True
+        self._update_infos(True)
+        self._accumulate_rewards()
 
     def state(self) -> np.ndarray:
         """The whole truth as one vector (Mr X's observation encoding: every station, his log):
         for centralized critics in training. Never give it to a detective's policy."""
         m = self.match
-        return self.encoder.encode(m.game, "X", selected=m.selected, pending=m.pending)
+        return self.encoder.encode(m.game, MR_X, selected=m.selected, pending=m.pending)
 
     # ---- helpers for people and package agents ------------------------------------------------
     def view(self, agent: str) -> PlayerView:
@@ -186,18 +262,29 @@ class ScotlandYardAEC(AECEnv):
         """A readable name of an action (``T92``, ``double B58+...``, ``pass``, ...)."""
         return describe_action(action)
 
-    def render(self) -> str | None:
-        """A text picture of the public position (the spectator's view)."""
-        if self.render_mode is None:
+    def render(self) -> str | np.ndarray | None:
+        """The public position (the spectator's view): text for ``ansi`` (printed for
+        ``human``), an RGB image ``uint8[H, W, 3]`` for ``rgb_array``."""
+        if self.render_mode is None or not self._started:
             return None
-        text = render_text(self.match.game.view("spectator"), self.match.selected)
+        view = self.match.game.view("spectator")
+        if self.render_mode == "rgb_array":
+            from .render import BoardRenderer
+
+            if self._renderer is None:
+                self._renderer = BoardRenderer(self.rules.board)
+            return self._renderer.draw(view, self.match.selected)
+        text = render_text(view, self.match.selected)
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Release the renderer's figure, if any."""
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
 
 
 def render_text(view: PlayerView, selected: str | None) -> str:
@@ -211,6 +298,17 @@ def render_text(view: PlayerView, selected: str | None) -> str:
 
 
 def aec_env(rules: Rules | str | None = None, *, shaping: float = 0.0, loss_reward: float = -1.0,
-            render_mode: str | None = None) -> ScotlandYardAEC:
-    """A new :class:`ScotlandYardAEC` (``rules``: a ``Rules`` value or a preset name)."""
-    return ScotlandYardAEC(rules, shaping=shaping, loss_reward=loss_reward, render_mode=render_mode)
+            render_mode: str | None = None, invalid_action: str = "lose",
+            invalid_penalty: float = -1.0, probability: bool = False,
+            board_features: bool = False) -> OrderEnforcingWrapper:
+    """A new :class:`ScotlandYardAEC` in PettingZoo's ``OrderEnforcingWrapper`` (as the classic
+    envs come); ``.unwrapped`` is the env itself. ``rules``: a ``Rules`` value or a preset name."""
+    return OrderEnforcingWrapper(ScotlandYardAEC(
+        rules, shaping=shaping, loss_reward=loss_reward, render_mode=render_mode,
+        invalid_action=invalid_action, invalid_penalty=invalid_penalty, probability=probability,
+        board_features=board_features))
+
+
+def raw_env(**kwargs: Any) -> ScotlandYardAEC:
+    """The unwrapped env (PettingZoo's ``raw_env`` convention); options as :func:`aec_env`."""
+    return ScotlandYardAEC(**kwargs)
