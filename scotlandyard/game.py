@@ -392,7 +392,9 @@ class Game:
         if not self._free:
             moves = self._hunter_moves(t)
             return moves if moves else [PASS]
+        # R-ORDER-FREE: a piece passes only when no piece still to move has a real move
         out: list[Move] = []
+        stuck: list[str] = []
         moved = self._moved
         for i in range(1, self._n):
             if not (moved >> i) & 1:
@@ -401,8 +403,8 @@ class Game:
                 if ms:
                     out.extend(ms)
                 else:
-                    out.append(Move.pass_(pid))
-        return out
+                    stuck.append(pid)
+        return out if out else [Move.pass_(pid) for pid in stuck]
 
     def _hunter_moves(self, i: int, rows: list[list[Move]] = _SINGLES) -> list[Move]:
         p = self._pos[i]
@@ -471,10 +473,11 @@ class Game:
         det = self._ids[j]
         return [Move.take(det, Ticket(t)) for t in _TBU if sup[t]]
 
-    def _can_move(self, i: int) -> bool:
-        """Whether hunter ``i`` has any legal move from where it stands."""
+    def _can_move(self, i: int, occ: int | None = None) -> bool:
+        """Whether hunter ``i`` has any legal move from where it stands (with the pieces of
+        ``occ`` as blockers; default: every detective and police piece)."""
         p = self._pos[i]
-        free = ~self._occ
+        free = ~(self._occ if occ is None else occ)
         masks = self._masks
         si = self._sup_of[i]
         if si < 0:
@@ -543,6 +546,11 @@ class Game:
             if can:
                 return (f"R-MOVE-2: {pid} can move ({', '.join(m.notation() for m in can[:6])}"
                         f"{'...' if len(can) > 6 else ''}) and must move")
+            if self._free:
+                for j in range(1, self._n):
+                    if j != i and not (self._moved >> j) & 1 and self._hunter_moves(j):
+                        return (f"R-ORDER-FREE: {pid} passes only as a last resort; "
+                                f"{self._ids[j]} can still move this round and may free it")
             return None
         if move.is_double:
             return "R-MRX: only Mr X makes double moves"
@@ -720,14 +728,22 @@ class Game:
     def _check_end(self, move_round: int | None = None) -> Outcome | None:
         """R-END checks after a move (made in ``move_round``): (3) detectives stuck, (4) Mr X
         cornered. (1) caught and (2) survived are decided while the move is made."""
-        for i in range(1, self._n):
-            if self._can_move(i):
-                break
-        else:
+        if self._detectives_stuck():
             return Outcome("mr_x", "detectives_stuck", move_round or self._round)
         if self._turn == 0 and not self._take and not self._mr_x_can_move():
             return Outcome("detectives", "cornered", self._round)
         return None
+
+    def _detectives_stuck(self) -> bool:
+        """R-END (3): no detective piece has a legal move, police treated as absent (they
+        neither move for the detectives nor block them). With ``police_keep_hunting`` the
+        police count as hunters (and blockers) too."""
+        if self.rules.police_keep_hunting:
+            return not any(self._can_move(i) for i in range(1, self._n))
+        occ = self._occ
+        for i in range(self._nd + 1, self._n):
+            occ &= ~(1 << self._pos[i])
+        return not any(self._can_move(i, occ) for i in range(1, self._nd + 1))
 
     def pop(self) -> Move:
         """Unmake the last move and return it."""

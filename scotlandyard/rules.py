@@ -51,6 +51,9 @@ class Rules:
     start_deck_mr_x: tuple[int, ...] = field(default=())
     shared_start_deck: bool = True
     extra_reveal: bool = False
+    # R-END (3): the 2014 book ends the game once no *detective* can move ("nessuno dei
+    # detective"); True lets the police keep the hunt going (the reading before that ruling)
+    police_keep_hunting: bool = False
 
     # ---- presets ---------------------------------------------------------------------------
     @classmethod
@@ -202,7 +205,7 @@ class Rules:
         if self.last_round < 1:
             fail("R-END: last_round is at least 1")
         for name in ("mr_x_unlimited", "ticket_handover", "free_order", "shared_start_deck",
-                     "extra_reveal"):
+                     "extra_reveal", "police_keep_hunting"):
             if not isinstance(getattr(self, name), bool):
                 fail(f"{name} is true or false")
         slots = self.reveal_slots

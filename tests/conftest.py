@@ -31,6 +31,8 @@ ALL_RULES = {
     "new3": lambda: Rules.new_edition(detectives=3),
     "new2": lambda: Rules.new_edition(detectives=2),
     "new_2p": Rules.new_edition_two_players,
+    # few tickets: detectives get stuck while the police could move (R-END (3), R-ORDER-FREE)
+    "new2_scarce": lambda: Rules.new_edition(detectives=2, detective_tickets=(5, 3, 1)),
     "classic_extra_reveal": lambda: Rules.classic(detectives=4, extra_reveal=True),
 }
 

@@ -55,6 +55,8 @@ def engine_actions(m: Match) -> set[int]:
         waiting = g.pieces_to_move
         if waiting.index(m.pointer) + 1 < len(waiting):
             out.add(DEFER)
+        elif len(waiting) > 1 and not out:
+            out.add(DEFER)  # R-ORDER-FREE: stuck and may not pass yet, hands the choice back
     return out
 
 

@@ -293,13 +293,66 @@ def test_r_end_detectives_stuck() -> None:
     assert g.round == 1 and not g.is_over() and g.to_move == "D3"
 
 
-def test_r_end_police_keep_the_hunt_going_after_tickets_run_out() -> None:
+def test_r_end_3_police_do_not_keep_the_hunt_going_2014_book() -> None:
+    # R-END (3), 2014 book: Mr X wins once "nessuno dei detective" can move, police or not
     rules = Rules.new_edition(detectives=2, detective_tickets=(1, 0, 0))
+    assert rules.police_keep_hunting is False  # the book's reading is the default
     g = Game.new(rules, seed=4)
     for _ in range(3):  # Mr X's move, then D1 and D2 spend their only ticket
+        assert not g.is_over()
+        g.push(next(m for m in g.legal_moves() if m.piece in (None, "X", "D1", "D2")))
+    assert all(g.tickets(d)[Ticket.TAXI] == 0 for d in ("D1", "D2"))
+    o = g.outcome()
+    assert o is not None and (o.winner, o.reason, o.round) == ("mr_x", "detectives_stuck", 1)
+    assert g.legal_moves() == []  # the police, still to move this round, do not move on
+
+
+def test_r_end_3_police_keep_the_hunt_going_as_a_setting() -> None:
+    rules = Rules.new_edition(detectives=2, detective_tickets=(1, 0, 0), police_keep_hunting=True)
+    g = Game.new(rules, seed=4)
+    for _ in range(3):
         g.push(next(m for m in g.legal_moves() if m.piece in (None, "X", "D1", "D2")))
     assert not g.is_over()
     assert all(g.tickets(d)[Ticket.TAXI] == 0 for d in ("D1", "D2"))
+    assert {m.piece for m in g.legal_moves()} == {"P1", "P2"}
+
+
+def test_r_end_3_police_neither_move_nor_block_for_the_detectives() -> None:
+    # D1 on 2 (taxi to 10 and 20 only) is boxed in by the two police: it still counts as a
+    # detective that can move, so the game goes on after D2 spends its only ticket
+    rules = Rules.new_edition(detectives=2, detective_tickets=(1, 0, 0))
+    g = Game.new(rules, start={"X": 100, "D1": 2, "P1": 10, "P2": 20, "D2": 150})
+    g.push("T112")
+    g.push("D2:T138")
+    assert not g.is_over()
+    # R-ORDER-FREE: D1 may not pass while the police can still move (and free it)
+    assert "D1:pass" not in legal(g)
+    with pytest.raises(IllegalMove, match="R-ORDER-FREE: D1 passes only as a last resort"):
+        g.push("D1:pass")
+    g.push("P1:T11")
+    assert "D1:T10" in legal(g)  # freed by the police move
+    g.push("D1:T10")
+    o = g.outcome()  # now no detective has a ticket: the police do not play on alone
+    assert o is not None and (o.winner, o.reason) == ("mr_x", "detectives_stuck")
+
+
+def test_r_order_free_pass_only_as_a_last_resort() -> None:
+    # the pooled supply runs out after one move: D2 waits for the police, then passes
+    rules = Rules.new_edition_two_players().replace(pooled_supply=(1, 0, 0),
+                                                    police_keep_hunting=True)
+    g = Game.new(rules, seed=3)
+    g.push(g.legal_moves()[0])
+    g.push(next(m for m in g.legal_moves() if m.piece == "D1"))
+    assert {m.piece for m in g.legal_moves()} == {"P1", "P2"}  # no D2:pass yet
+    g.push(next(m for m in g.legal_moves() if m.piece == "P1"))
+    g.push(next(m for m in g.legal_moves() if m.piece == "P2"))
+    assert legal(g) == {"D2:pass"}  # the last resort: nobody left to free D2
+    g.push("D2:pass")
+    assert g.to_move == "X" and g.round == 2
+    g.push(g.legal_moves()[0])
+    g.push(next(m for m in g.legal_moves() if m.piece == "P1"))
+    g.push(next(m for m in g.legal_moves() if m.piece == "P2"))
+    assert legal(g) == {"D1:pass", "D2:pass"}
 
 
 def test_r_end_survived_last_round() -> None:

@@ -17,10 +17,11 @@ from scotlandyard.kernel import fast as F
 
 PRESETS = [Rules.classic(), Rules.classic(detectives=1), Rules.classic_two_players(),
            Rules.new_edition(4), Rules.new_edition(2), Rules.new_edition(1),
-           Rules.new_edition_two_players(), Rules.classic(extra_reveal=True)]
+           Rules.new_edition_two_players(), Rules.classic(extra_reveal=True),
+           Rules.new_edition(2, detective_tickets=(5, 3, 1))]
 Classic5 = Rules.classic()
 PRESET_IDS = ["classic", "classic-1", "classic-2p", "new-4", "new-2", "new-1", "new-2p",
-              "classic-reveal"]
+              "classic-reveal", "new-2-scarce"]
 
 
 def test_the_fast_path_is_compiled_by_numba_with_an_on_disk_cache():

@@ -487,7 +487,8 @@ class BatchSim:
             cand = cand[:, self.phase - 1: self.phase]
             valid = valid[:, self.phase - 1: self.phase]
             waiting = np.ones((len(g), 1), bool)
-        passes = waiting & ~valid.any(-1)
+        # R-ORDER-FREE: a waiting piece passes only when no waiting piece has a real move
+        passes = waiting & ~valid.any(-1) & ~valid.any(axis=(1, 2))[:, None]
         return seats, cand, np.concatenate([valid, passes[:, :, None]], axis=2)
 
     def _hunter_batch(self, g: np.ndarray) -> MoveBatch:
@@ -663,12 +664,21 @@ class BatchSim:
         self.end_round[g] = self.round if round_ is None else round_
 
     def _check_end(self, g: np.ndarray, move_round: int | None = None) -> None:
-        """R-END (3) no hunter can move: Mr X wins (in the round of the move just made);
+        """R-END (3) no detective can move (police too with ``police_keep_hunting``): Mr X wins (in the round of the move just made);
         (4) Mr X is to move and cannot: the detectives win."""
         if not len(g):
             return
         cand, valid = self._hunter_valid(g)
-        stuck = ~valid.any(axis=(1, 2))
+        if self.rules.police_keep_hunting or not self.rules.police:
+            stuck = ~valid.any(axis=(1, 2))
+        else:  # the 2014 book: no detective can move, police treated as absent
+            nd = self.rules.detectives
+            dc = cand[:, :nd]
+            police = self.pos[g][:, nd + 1:]
+            on_police = (dc[..., None] == police[:, None, None, :]).any(-1) & (dc > 0)
+            sup = self.sup[g][:, self._hsup[:nd]]
+            ok = (sup[:, :, :3] > 0)[:, :, self._ht]
+            stuck = ~(valid[:, :nd] | (on_police & ok)).any(axis=(1, 2))
         if stuck.any():
             self._finish(g[stuck], 0, _STUCK, move_round)
             keep = ~stuck

@@ -129,8 +129,8 @@ class Match:
         if piece != MR_X:
             out = sorted(int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
                          for m in moves if m.piece in (None, piece) and not m.is_pass)
-            if not out:
-                out.append(PASS)
+            if not out and any(m.is_pass and m.piece in (None, piece) for m in moves):
+                out.append(PASS)  # R-ORDER-FREE: a pass only when no unmoved piece can move
             if self.pointer is not None and self._next_unmoved() is not None:
                 out.append(DEFER)
             return out
@@ -153,7 +153,13 @@ class Match:
         if self.pointer not in waiting:
             return None
         k = waiting.index(self.pointer)
-        return waiting[k + 1] if k + 1 < len(waiting) else None
+        if k + 1 < len(waiting):
+            return waiting[k + 1]
+        # R-ORDER-FREE: the last piece, stuck while another may still move (so it may not
+        # pass), hands the choice back to the first unmoved piece
+        if len(waiting) > 1 and not any(m.piece == self.pointer for m in self.game.legal_moves()):
+            return waiting[0]
+        return None
 
     # ---- acting ---------------------------------------------------------------------------------
     def why_invalid(self, action: object) -> str | None:

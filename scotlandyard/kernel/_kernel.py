@@ -59,6 +59,7 @@ RU_HAND = 1
 RU_FREE = 2
 RU_SLOTS = 3
 RU_LAST = 4
+RU_PKH = 5        # R-END (3): police keep the hunt going once every detective is stuck
 RU_REV = 8        # RU_REV + slot: 1 if that log slot is a reveal slot
 RU_LEN = RU_REV + 2100
 
@@ -167,8 +168,17 @@ def occupied(st, s):
     return False
 
 
-def hunter_can_move(st, bd, i):
-    """R-MOVE-2: hunter ``i`` has a legal move."""
+def occupied_by_detective(st, s):
+    """True if a detective (not police) piece stands on ``s``."""
+    for i in range(1, st[ST_ND] + 1):
+        if st[ST_POS + i] == s:
+            return True
+    return False
+
+
+def hunter_can_move(st, bd, i, police_block):
+    """R-MOVE-2: hunter ``i`` has a legal move (``police_block`` 0: police pieces are treated
+    as absent, as R-END (3) reads it)."""
     p = st[ST_POS + i]
     si = st[ST_SUPOF + i]
     for t in range(3):
@@ -176,7 +186,11 @@ def hunter_can_move(st, bd, i):
             continue
         base = t * NS + p
         for j in range(bd[BD_NBC + base]):
-            if not occupied(st, bd[BD_NB + base * MAXDEG + j]):
+            d = bd[BD_NB + base * MAXDEG + j]
+            if police_block != 0:
+                if not occupied(st, d):
+                    return True
+            elif not occupied_by_detective(st, d):
                 return True
     return False
 
@@ -201,12 +215,17 @@ def mrx_can_move(st, ru, bd):
 
 def check_end(st, ru, bd):
     """R-END (3) detectives stuck and (4) Mr X cornered, after a move."""
-    n = st[ST_N]
     stuck = True
-    for i in range(1, n):
-        if hunter_can_move(st, bd, i):
-            stuck = False
-            break
+    if ru[RU_PKH] != 0:
+        for i in range(1, st[ST_N]):
+            if hunter_can_move(st, bd, i, 1):
+                stuck = False
+                break
+    else:  # the 2014 book: only the detectives keep the hunt going
+        for i in range(1, st[ST_ND] + 1):
+            if hunter_can_move(st, bd, i, 0):
+                stuck = False
+                break
     if stuck:
         st[ST_OUT] = OUT_STUCK
         return
@@ -214,8 +233,9 @@ def check_end(st, ru, bd):
         st[ST_OUT] = OUT_CORNERED
 
 
-def gen_hunter(st, bd, i, buf, k):
-    """Append hunter ``i``'s moves (or its pass) to ``buf`` from ``k``; return the new end."""
+def gen_hunter(st, bd, i, buf, k, with_pass):
+    """Append hunter ``i``'s moves (or, with ``with_pass``, its pass) to ``buf`` from ``k``;
+    return the new end."""
     start = k
     p = st[ST_POS + i]
     si = st[ST_SUPOF + i]
@@ -228,7 +248,7 @@ def gen_hunter(st, bd, i, buf, k):
             if not occupied(st, d):
                 buf[k] = (i << 24) | (t << 20) | (d << 12) | (T_NONE << 8)
                 k += 1
-    if k == start:
+    if k == start and with_pass != 0:
         buf[k] = (i << 24) | (T_PASS << 20) | (T_NONE << 8)
         k += 1
     return k
@@ -237,12 +257,17 @@ def gen_hunter(st, bd, i, buf, k):
 def gen_hunters(st, ru, bd, buf):
     """The detectives' side's moves: the piece to move, or every unmoved piece in free order."""
     if ru[RU_FREE] == 0:
-        return gen_hunter(st, bd, st[ST_TURN], buf, 0)
+        return gen_hunter(st, bd, st[ST_TURN], buf, 0, 1)
     k = 0
     moved = st[ST_MOVED]
     for i in range(1, st[ST_N]):
         if not (moved >> i) & 1:
-            k = gen_hunter(st, bd, i, buf, k)
+            k = gen_hunter(st, bd, i, buf, k, 0)
+    if k == 0:  # R-ORDER-FREE: a piece passes only when no unmoved piece has a real move
+        for i in range(1, st[ST_N]):
+            if not (moved >> i) & 1:
+                buf[k] = (i << 24) | (T_PASS << 20) | (T_NONE << 8)
+                k += 1
     return k
 
 
@@ -574,7 +599,18 @@ def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
     random move, else CAL (a move closest to the target: Mr X's station in this determinization,
     or with ``target_mode`` 1 a location drawn from the possible locations)."""
     i = st[ST_TURN]
-    n = gen_hunter(st, bd, i, buf, 0)
+    n = gen_hunter(st, bd, i, buf, 0, 1)
+    if n == 1 and ru[RU_FREE] != 0 and ((buf[0] >> 20) & 15) == T_PASS:
+        # R-ORDER-FREE: the lowest unmoved piece is stuck; the next one with a move moves
+        moved = st[ST_MOVED]
+        for j in range(i + 1, st[ST_N]):
+            if not (moved >> j) & 1:
+                n = gen_hunter(st, bd, j, buf, 0, 0)
+                if n > 0:
+                    break
+        if n == 0:
+            buf[0] = (i << 24) | (T_PASS << 20) | (T_NONE << 8)
+            n = 1
     if n == 1:
         return buf[0]
     if rand_unit(rng) < eps:

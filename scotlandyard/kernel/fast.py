@@ -31,7 +31,8 @@ from ..view import PlayerView
 from . import _kernel as K
 
 _KERNEL_FUNCS = (
-    "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "hunter_can_move",
+    "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
+    "hunter_can_move",
     "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles", "all_taxi_only",
     "set_belief_single", "mark_reach", "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step",
     "apply_move", "choose_mrx", "choose_hunter", "playout", "playout_many", "reward", "hkey",
@@ -199,6 +200,7 @@ def rules_table(rules: Rules) -> tuple[int, ...]:
     ru[K.RU_FREE] = int(rules.free_order)
     ru[K.RU_SLOTS] = rules.log_slots
     ru[K.RU_LAST] = rules.last_round
+    ru[K.RU_PKH] = int(rules.police_keep_hunting)
     if rules.log_slots + 2 >= K.RU_LEN - K.RU_REV:
         raise ValueError(f"the kernel handles up to {K.RU_LEN - K.RU_REV - 3} log slots")
     for s in rules.reveal_slots:
