@@ -13,6 +13,7 @@ is missing; without PostgreSQL these tests fail and say how to get it.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -71,14 +72,20 @@ def _start() -> tuple[PgServer, Path]:
     subprocess.run([str(bindir / "initdb"), "-D", str(data), "-U", "sy", "-A", "trust",
                     "-E", "UTF8", "--no-sync", "--no-instructions"],
                    check=True, capture_output=True, cwd=root, **as_user)  # type: ignore[call-overload]
-    port = free_port()
     log = root / "postgres.log"
-    subprocess.run(
-        [str(bindir / "pg_ctl"), "start", "-w", "-t", "60", "-D", str(data), "-l", str(log),
-         "-o", f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root} "
-               "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-               "-c max_connections=200"],
-        check=True, capture_output=True, cwd=root, **as_user)  # type: ignore[call-overload]
+    for attempt in range(3):  # a port taken between free_port() and the bind: try another
+        port = free_port()
+        done = subprocess.run(
+            [str(bindir / "pg_ctl"), "start", "-w", "-t", "120", "-D", str(data), "-l", str(log),
+             "-o", f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root} "
+                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                   "-c max_connections=200"],
+            capture_output=True, text=True, cwd=root, **as_user)  # type: ignore[call-overload]
+        if done.returncode == 0:
+            break
+        if attempt == 2:
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise RuntimeError(f"PostgreSQL did not start: {done.stderr}\n{tail}")
     pid = int((data / "postmaster.pid").read_text().split()[0])
     return PgServer(f"postgresql://sy@127.0.0.1:{port}/postgres", pid), root
 
@@ -118,16 +125,23 @@ def pg_server() -> Iterator[PgServer]:
 _counter = iter(range(1_000_000))
 
 
-@pytest.fixture
-def pg_url(pg_server: PgServer) -> Iterator[str]:
-    """A fresh database on :func:`pg_server`, dropped after the test."""
+@contextlib.contextmanager
+def fresh_database(server: PgServer) -> Iterator[str]:
+    """A new, empty database on ``server`` (its URL), dropped on leaving."""
     import psycopg
 
     name = f"sy_test_{os.getpid()}_{next(_counter)}"
-    with psycopg.connect(pg_server.url, autocommit=True) as conn:
+    with psycopg.connect(server.url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield pg_server.database_url(name)
+        yield server.database_url(name)
     finally:
-        with psycopg.connect(pg_server.url, autocommit=True) as conn:
+        with psycopg.connect(server.url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> Iterator[str]:
+    """A fresh database on :func:`pg_server`, dropped after the test."""
+    with fresh_database(pg_server) as url:
+        yield url

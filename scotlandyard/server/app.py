@@ -108,12 +108,27 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         holder["server"] = server
         app.state.games = server
         resumed = server.resume()
+        cluster = None
+        if store.shared:  # other workers on the same database: hear them, share AI seats
+            from .cluster import Cluster
+
+            cluster = Cluster(server)
+            cluster.start()
+        app.state.cluster = cluster
+        app.state.draining = False
         log.info("scotlandyard server: database %s, %d game(s) resumed", store.path, resumed)
         try:
             yield
         finally:
+            # drain: uvicorn has stopped accepting and closed the sockets (1012: clients
+            # reconnect, to another worker behind a load balancer); stop the AI seats and give
+            # their games back, so that another worker picks them up at once
+            app.state.draining = True
+            if cluster is not None:
+                cluster.stop()
             server.shutdown()
             store.close()
+            log.info("scotlandyard server stopped")
 
     app = FastAPI(title="scotlandyard", version="1", lifespan=lifespan,
                   docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
@@ -166,6 +181,16 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         """Stations, positions, lines and stop types of a board, for drawing."""
         return Response(board_payload(board), media_type="application/json",
                         headers={"Cache-Control": "public, max-age=3600"})
+
+    @app.get("/api/health")
+    async def health() -> JSONResponse:
+        """For load balancers and monitoring: 200 while this worker serves (its database
+        answers), 503 while it drains or its database is away."""
+        from .cluster import health_report
+
+        body = health_report(games(), app.state.cluster, app.state.draining)
+        return JSONResponse(body, status_code=200 if body["status"] == "ok" else 503,
+                            headers=NO_STORE)
 
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:

@@ -17,7 +17,7 @@ MAX_FRAME_BYTES = 4096
 
 ErrorCode = Literal[
     "bad_json", "bad_message", "unknown_type", "illegal_move", "not_your_turn", "not_allowed",
-    "bad_token", "too_large", "game_over", "rate_limited",
+    "bad_token", "too_large", "game_over", "rate_limited", "not_taken",
 ]
 Role = Literal["mr_x", "detectives", "spectator", "hotseat"]
 ClientId = Annotated[str, Field(max_length=64)] | int | None

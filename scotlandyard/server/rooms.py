@@ -35,7 +35,7 @@ from .protocol import (
     SyncMessage,
     TakeoverMessage,
 )
-from .store import Store, StoredCommitment, StoredGame, StoredSeat, StoreError
+from .store import MoveConflict, Store, StoredCommitment, StoredGame, StoredSeat, StoreError
 from .thinker import Thinker, _side
 from .tokens import Role, commitment_hash, token_hash, token_scope
 
@@ -245,8 +245,7 @@ class Room:
             self._absent_since[p] = now
         if gone and self.connections:
             self.broadcast_state()
-        if not self.connections and self.game.is_over():
-            self.server.evict(self)
+        self.server.release(self)
 
     def absent_for(self, piece: str) -> float:
         """Seconds since the last connection owning ``piece`` closed (0 while one is open)."""
@@ -295,10 +294,51 @@ class Room:
         why = game.why_illegal(move)
         if why is not None:
             raise ProtocolError("illegal_move", why, cid)
-        self.apply(move)
+        try:
+            self.apply(move)
+        except MoveConflict:  # another server process stored a move at this ply first
+            self.refresh()
+            raise ProtocolError("not_taken", "another move was made first; your move was not "
+                                f"taken (the game is at version {self.game.ply})", cid) from None
         conn.limit.refund()
         conn.send(_json({"type": "ack", "id": cid, "version": game.ply}))
         self.after_move()
+
+    def refresh(self) -> bool:
+        """Catch up with the database, where another server process on the same database
+        (``docs/deploy.md``) made moves or changed seats: replay the new moves, take the new
+        seats and commitments, and send every connection here its view. True if anything
+        changed."""
+        try:
+            stored = self.server.store.load_game(self.id)
+        except StoreError as exc:
+            log.error("game %s cannot be reloaded: %s", self.id, exc)
+            return False
+        if stored is None:
+            return False
+        game = self.game
+        local = [(i + 1, p, m.notation()) for i, (p, m) in enumerate(game.moves)]
+        changed = False
+        if stored.moves[:len(local)] == local:
+            for _, _, text in stored.moves[len(local):]:
+                game.push(Move.parse(text))
+                changed = True
+        else:  # moves were taken back elsewhere: replay the whole game
+            fresh = self.server._rebuild(stored)
+            self.game, changed = fresh.game, True
+            self._beliefs = None
+        self.commitments = list(stored.commitments)
+        for p, row in stored.seats.items():
+            seat = self.seats.get(p)
+            if seat is not None and (seat.kind, seat.agent, seat.note) != (row.kind, row.agent,
+                                                                           row.note):
+                new = Seat(p, row.kind, row.agent, row.note)  # type: ignore[arg-type]
+                new.build_agent()
+                self.seats[p] = new
+                changed = True
+        if changed:
+            self.after_move()
+        return changed
 
     def apply(self, move: Move) -> None:
         """Make a legal move and commit it (and its commitments) to the database. The game is
@@ -390,7 +430,8 @@ class Room:
         """Start the AI task if an AI seat is to move and none is thinking."""
         if self._ai_task is not None and not self._ai_task.done():
             return
-        if self._ai_group():
+        # with many server processes on one database, the one holding the game's lock plays
+        if self._ai_group() and self.server.store.try_lock_game(self.id):
             self._ai_task = asyncio.create_task(self._ai_loop())
 
     async def _ai_loop(self) -> None:
@@ -431,6 +472,9 @@ class Room:
                 self.apply(move)
             except IllegalMove:  # pragma: no cover - legal was just computed from the game
                 continue
+            except MoveConflict:  # another server process moved first: catch up, think again
+                self.refresh()
+                continue
             self.after_move()
 
     def close(self) -> None:
@@ -453,9 +497,14 @@ class GameServer:
 
     # ---- start-up ---------------------------------------------------------------------------
     def resume(self) -> int:
-        """Load every game still being played (AI seats resume thinking); return how many."""
+        """Load every game still being played (AI seats resume thinking); return how many.
+        With many server processes on one database (``store.shared``), only the games with AI
+        seats that no other process plays (``cluster.py`` picks up the rest later)."""
         n = 0
-        for gid in self.store.game_ids("playing"):
+        ids = self.store.game_ids("playing")
+        if self.store.shared:
+            ids = [g for g in self.store.ai_game_ids() if self.store.try_lock_game(g)]
+        for gid in ids:
             try:
                 room = self.room(gid)
             except StoreError as exc:
@@ -477,6 +526,7 @@ class GameServer:
         if self.rooms.get(room.id) is room:
             room.close()
             del self.rooms[room.id]
+            self.store.unlock_game(room.id)
 
     # ---- lookup ---------------------------------------------------------------------------------
     def room(self, game_id: str) -> Room | None:
@@ -503,15 +553,23 @@ class GameServer:
         found = self.store.find_token(token_hash(token))
         if found is None or not secrets.compare_digest(found[0], game_id):
             return None
+        loaded = game_id in self.rooms
         room = self.room(game_id)
         if room is None:
             return None
+        if loaded and self.store.shared:
+            room.refresh()  # a missed notification must not show an old position
         role, pieces = token_scope(found[1], room.game.pieces)
         return room, found[1], role, pieces
 
     def release(self, room: Room) -> None:
-        """Drop a finished game that no socket watches (after a REST call loaded it)."""
-        if not room.connections and room.game.is_over():
+        """Drop a finished game that no socket watches (after a REST call loaded it); with
+        many server processes, also a running game that no socket here watches and whose AI
+        seats another process plays (or that has none)."""
+        if room.connections:
+            return
+        if room.game.is_over() or (self.store.shared
+                                   and room.id not in self.store.locked_games(check=False)):
             self.evict(room)
 
     def _rebuild(self, stored: StoredGame) -> Room:

@@ -310,9 +310,9 @@ class Store:
     def unlock_game(self, game_id: str) -> None:
         """Give up :meth:`try_lock_game`'s claim (the game ended or left memory)."""
 
-    def locked_games(self) -> set[str]:
-        """The games whose AI seats this process plays, as far as the database says (a lost
-        database connection loses them)."""
+    def locked_games(self, check: bool = True) -> set[str]:
+        """The games whose AI seats this process plays (``check``: ask the database, as a lost
+        connection loses them). SQLite: none are locked (:meth:`try_lock_game` is free)."""
         return set()
 
 

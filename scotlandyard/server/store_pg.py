@@ -380,12 +380,14 @@ class PgStore(Store):
             except psycopg.Error:
                 self._locks = None
 
-    def locked_games(self) -> set[str]:
-        """The games this worker holds the lock of (empty once the lock connection is lost)."""
+    def locked_games(self, check: bool = True) -> set[str]:
+        """The games this worker holds the lock of (``check``: make sure the lock connection
+        still lives; once it is lost, none)."""
         with self._locks_mutex:
-            try:
-                self._lock_conn().execute("SELECT 1")
-            except psycopg.Error:
-                self._locks = None
-                self._held.clear()
+            if check:
+                try:
+                    self._lock_conn().execute("SELECT 1")
+                except psycopg.Error:
+                    self._locks = None
+                    self._held.clear()
             return set(self._held)

@@ -1,0 +1,295 @@
+"""Several server processes ("workers") on one PostgreSQL database, as docs/deploy.md runs
+them: real ``python -m scotlandyard.server`` processes on loopback ports, real WebSockets.
+
+A game created on one worker is played through another and watched on the first; two workers
+take the same ply at once and exactly one move wins; a worker killed with SIGKILL loses no
+acknowledged move and its clients carry on on the other; an AI seat whose worker is killed is
+taken over by another within seconds; SIGTERM drains a worker (its sockets are closed with
+1012, its AI games are given back at once)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from tests.pg_fixture import PgServer, free_port, fresh_database
+
+pytestmark = pytest.mark.timeout(180)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Worker:
+    """One server process on ``url``'s database."""
+
+    def __init__(self, url: str, name: str, ai_delay: float = 0.0) -> None:
+        self.name = name
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scotlandyard.server", "--port", str(self.port),
+             "--db", url, "--ai-delay", str(ai_delay)],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.output: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"worker {name} exited: {''.join(self.output)}")
+            try:
+                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError(f"worker {name} did not start: {''.join(self.output)}")
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.output.append(line)
+
+    def health(self) -> dict[str, Any]:
+        return httpx.get(self.base + "/api/health", timeout=5).json()  # type: ignore[no-any-return]
+
+    def create(self, **body: Any) -> dict[str, Any]:
+        r = httpx.post(self.base + "/api/games", json=body, timeout=10)
+        assert r.status_code == 201, r.text
+        return r.json()  # type: ignore[no-any-return]
+
+    def state(self, game: dict[str, Any], name: str) -> dict[str, Any]:
+        r = httpx.get(f"{self.base}/api/games/{game['game_id']}/state",
+                      params={"token": game["tokens"][name]}, timeout=10)
+        assert r.status_code == 200, r.text
+        return r.json()  # type: ignore[no-any-return]
+
+    def ws(self, game: dict[str, Any], name: str) -> Sock:
+        url = f"ws://127.0.0.1:{self.port}/ws/{game['game_id']}?token={game['tokens'][name]}"
+        return Sock(connect(url, open_timeout=10))
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+        self.proc.wait(timeout=30)
+
+
+class Sock:
+    """A WebSocket client that remembers the last state it was sent."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.last: dict[str, Any] | None = None
+
+    def recv(self, timeout: float = 10) -> dict[str, Any]:
+        msg: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        if msg["type"] == "state":
+            self.last = msg
+        return msg
+
+    def until(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 15) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("the expected frame never came")
+            msg = self.recv(timeout=left)
+            if pred(msg):
+                return msg
+
+    def version(self, v: int, timeout: float = 15) -> dict[str, Any]:
+        """Wait for a state at version ``v`` (or later)."""
+        if self.last is not None and self.last["version"] >= v:
+            return self.last
+        return self.until(lambda m: m["type"] == "state" and m["version"] >= v, timeout)
+
+    def move(self, move: str, cid: str = "m") -> dict[str, Any]:
+        """Send a move; the server's answer to it (``ack`` or ``error``)."""
+        self.ws.send(json.dumps({"type": "move", "move": move, "id": cid}))
+        return self.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == cid)
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+class Cluster:
+    """Workers on one database, started on first use and started again if a test killed one
+    (a worker costs seconds to start: the tests of this module share them)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.running: dict[str, Worker] = {}
+
+    def __call__(self, name: str, ai_delay: float = 0.0) -> Worker:
+        w = self.running.get(name)
+        if w is None or w.proc.poll() is not None:
+            w = self.running[name] = Worker(self.url, name, ai_delay)
+        return w
+
+    def stop(self) -> None:
+        for w in self.running.values():
+            w.kill()
+
+
+@pytest.fixture(scope="module")
+def workers(pg_server: PgServer) -> Iterator[Cluster]:
+    with fresh_database(pg_server) as url:
+        cluster = Cluster(url)
+        try:
+            yield cluster
+        finally:
+            cluster.stop()
+
+
+def first_legal(sock: Sock) -> str:
+    assert sock.last is not None
+    moves: list[str] = sock.last["view"]["legal_moves"]
+    assert moves
+    return moves[0]
+
+
+def test_created_on_a_played_through_b_watched_on_a(workers) -> None:
+    a, b = workers("A"), workers("B")
+    g = a.create(preset="classic", detectives=2, seed=7)
+    watcher = a.ws(g, "spectator")
+    x, dets = b.ws(g, "X"), b.ws(g, "detectives")
+    for s in (watcher, x, dets):
+        s.version(0)
+    true_x = b.state(g, "X")["view"]["mr_x_station"]
+    for ply in range(1, 9):  # two rounds: X, then the detectives one by one
+        mover = x if x.last["view"]["legal_moves"] else dets  # type: ignore[index]
+        mover.version(ply - 1)
+        answer = mover.move(first_legal(mover), cid=f"p{ply}")
+        assert answer["type"] == "ack" and answer["version"] == ply, answer
+        seen = watcher.version(ply)  # the spectator on A follows the game played on B
+        assert seen["version"] == ply
+        for s in (x, dets):
+            s.version(ply)
+        if mover is x:
+            true_x = x.last["view"]["mr_x_station"]  # type: ignore[index]
+        # the hidden station never reaches the spectator (outside reveal rounds)
+        if seen["view"]["log"] and not seen["view"]["log"][-1].get("station"):
+            assert seen["view"]["mr_x_station"] != true_x or seen["view"]["mr_x_station"] is None
+    assert a.state(g, "spectator")["version"] == 8 == b.state(g, "spectator")["version"]
+    assert a.state(g, "X")["view"] == b.state(g, "X")["view"]
+    assert a.health()["notifications"] >= 8  # A heard every move B stored
+
+
+def test_the_same_ply_from_two_workers_exactly_one_wins(workers) -> None:
+    a, b = workers("A"), workers("B")
+    wins: dict[str, int] = {"a": 0, "b": 0}
+    codes: set[str] = set()
+    for seed in range(6):
+        g = a.create(preset="classic", detectives=1, seed=seed)
+        xa, xb = a.ws(g, "X"), b.ws(g, "X")
+        xa.version(0)
+        xb.version(0)
+        moves = xa.last["view"]["legal_moves"]  # type: ignore[index]
+        barrier = threading.Barrier(2)
+        answers: dict[str, dict[str, Any]] = {}
+
+        def go(name: str, sock: Sock, move: str, barrier: threading.Barrier = barrier,
+               answers: dict[str, dict[str, Any]] = answers) -> None:
+            barrier.wait()
+            answers[name] = sock.move(move, cid=name)
+
+        ts = [threading.Thread(target=go, args=("a", xa, moves[0])),
+              threading.Thread(target=go, args=("b", xb, moves[-1]))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        kinds = sorted(m["type"] for m in answers.values())
+        assert kinds == ["ack", "error"], answers
+        winner = "a" if answers["a"]["type"] == "ack" else "b"
+        loser = answers["b" if winner == "a" else "a"]
+        codes.add(loser["code"])
+        assert loser["code"] in ("not_taken", "not_your_turn"), loser
+        wins[winner] += 1
+        # both workers, and both sockets, agree on the one move that was taken
+        sa, sb = xa.version(1), xb.version(1)
+        assert sa["view"] == sb["view"] and sa["version"] == sb["version"] == 1
+        assert a.state(g, "X")["view"] == b.state(g, "X")["view"] == sa["view"]
+        won = moves[0] if winner == "a" else moves[-1]
+        assert sa["view"]["mr_x_station"] == int(re.findall(r"\d+", won)[-1])
+        xa.close()
+        xb.close()
+    assert sum(wins.values()) == 6
+
+
+def test_kill_9_a_worker_its_clients_continue_on_the_other_with_every_acked_move(workers) -> None:
+    a, b = workers("A"), workers("B")
+    g = a.create(preset="classic", detectives=2, seed=11)
+    x, dets = a.ws(g, "X"), a.ws(g, "detectives")
+    x.version(0)
+    dets.version(0)
+    acked = 0
+    for ply in range(1, 7):
+        mover = x if x.last["view"]["legal_moves"] else dets  # type: ignore[index]
+        mover.version(ply - 1)
+        assert mover.move(first_legal(mover), cid=f"p{ply}")["type"] == "ack"
+        acked = ply
+        for s in (x, dets):
+            s.version(ply)
+    before = x.last["view"]  # type: ignore[index]
+    a.kill(signal.SIGKILL)
+    with pytest.raises((ConnectionClosed, TimeoutError, OSError)):
+        x.recv(timeout=5)
+    # the clients reconnect, to B, with the same tokens
+    x2, dets2 = b.ws(g, "X"), b.ws(g, "detectives")
+    st = x2.version(acked)
+    assert st["version"] == acked and st["view"] == before
+    dets2.version(acked)
+    mover = x2 if st["view"]["legal_moves"] else dets2
+    assert mover.move(first_legal(mover), cid="after")["type"] == "ack"
+    assert b.state(g, "spectator")["version"] == acked + 1
+
+
+def test_an_ai_seat_whose_worker_dies_is_taken_over_within_seconds(workers) -> None:
+    c = workers("C", ai_delay=60.0)  # C plays the AI seat, but waits long before each move
+    g = c.create(preset="classic", detectives=1, seed=3,
+                 seats={"X": {"kind": "ai", "agent": "random"}})
+    b = workers("B")
+    dets = b.ws(g, "detectives")
+    dets.version(0)
+    assert c.health()["ai_games"] == 1
+    c.kill(signal.SIGKILL)
+    t0 = time.monotonic()
+    dets.version(1, timeout=15)  # B's sweep found the orphaned seat and played it
+    assert time.monotonic() - t0 < 10
+    # and B plays it from now on: the AI answers the detective's move
+    assert dets.move(first_legal(dets), cid="d1")["type"] == "ack"
+    dets.version(3, timeout=15)
+
+
+def test_sigterm_drains_closes_sockets_1012_and_gives_ai_games_back(workers) -> None:
+    a = workers("D", ai_delay=60.0)
+    g = a.create(preset="classic", detectives=1, seed=5,
+                 seats={"X": {"kind": "ai", "agent": "random"}})
+    b = workers("B")
+    sock = a.ws(g, "spectator")
+    sock.version(0)
+    a.kill(signal.SIGTERM)
+    with pytest.raises(ConnectionClosed) as closed:
+        sock.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+    assert a.proc.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it drained on
+    assert any("scotlandyard server stopped" in line for line in a.output)
+    watcher = b.ws(g, "spectator")
+    watcher.version(1, timeout=15)
+    assert "Traceback" not in "".join(a.output)
+    assert not any(t in line for line in a.output for t in g["tokens"].values())
