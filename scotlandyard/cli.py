@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -23,7 +22,7 @@ from . import cli_render as render
 from .cli_play import HUMAN, TerminalGame, check_controller
 from .game import Game
 from .record import Record, RecordError
-from .rules import Rules, RulesError
+from .rules import Rules, RulesError, preset_info
 from .view import PlayerView
 
 app = typer.Typer(
@@ -35,13 +34,18 @@ app = typer.Typer(
 )
 
 
-class Preset(StrEnum):
-    """The rule presets (``Rules.PRESETS``)."""
+def _preset_name(value: str | None) -> str | None:
+    """Check a ``--preset`` value against the preset table (names and aliases)."""
+    if value is None:
+        return None
+    try:
+        return preset_info(value).name
+    except RulesError:
+        raise typer.BadParameter(f"{value!r} is not a preset (one of "
+                                 f"{', '.join(Rules.PRESETS)})") from None
 
-    classic = "classic"
-    new_edition = "new_edition"
-    classic_2p = "classic_2p"
-    new_edition_2p = "new_edition_2p"
+
+_PRESET_HELP = "Rule preset: " + ", ".join(Rules.PRESETS) + " (scotlandyard rules lists them)."
 
 
 def _console() -> Console:
@@ -57,7 +61,7 @@ def _fail(message: str) -> None:
 
 def make_rules(preset: str, detectives: int | None = None, extra_reveal: bool = False) -> Rules:
     """The rules of a preset with the command line's changes (raises ``RulesError``)."""
-    if detectives is not None and preset.endswith("_2p"):
+    if detectives is not None and preset_info(preset).fixed:
         raise RulesError(f"the {preset} preset fixes the number of detectives; leave out "
                          "--detectives")
     rules = Rules.preset(preset, detectives)
@@ -66,7 +70,7 @@ def make_rules(preset: str, detectives: int | None = None, extra_reveal: bool = 
 
 @app.command()
 def play(
-    preset: Annotated[Preset, typer.Option(help="Rule preset.")] = Preset.classic,
+    preset: Annotated[str, typer.Option(help=_PRESET_HELP, callback=_preset_name)] = "classic",
     detectives: Annotated[int | None, typer.Option(
         min=1, max=5, help="Number of detectives (classic: 5, new_edition: 4 by default).")] = None,
     mr_x: Annotated[str, typer.Option(
@@ -85,7 +89,7 @@ def play(
 ) -> None:
     """Play a game in the terminal: hot-seat for two humans, or against an AI."""
     try:
-        rules = make_rules(preset.value, detectives, extra_reveal)
+        rules = make_rules(preset, detectives, extra_reveal)
         check_controller(mr_x)
         check_controller(detectives_ai)
     except (RulesError, ValueError) as exc:
@@ -182,7 +186,8 @@ def check(
 
 @app.command("rules")
 def rules_cmd(
-    preset: Annotated[Preset | None, typer.Argument(help="One preset (default: all).")] = None,
+    preset: Annotated[str | None, typer.Argument(help="One preset (default: all).",
+                                                 callback=_preset_name)] = None,
     detectives: Annotated[int | None, typer.Option(
         min=1, max=5, help="Number of detectives for classic / new_edition.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
@@ -190,17 +195,19 @@ def rules_cmd(
     """Show the rule presets and every setting."""
     try:
         if preset is None:
-            presets = {name: make_rules(name, None if name.endswith("_2p") else detectives)
+            presets = {name: make_rules(name, None if preset_info(name).fixed else detectives)
                        for name in Rules.PRESETS}
         else:
-            presets = {preset.value: make_rules(preset.value, detectives)}
+            presets = {preset: make_rules(preset, detectives)}
     except RulesError as exc:
         _fail(str(exc))
     if as_json:
         data = {n: r.to_dict() for n, r in presets.items()}
-        typer.echo(json.dumps(data if preset is None else data[preset.value], indent=2))
+        typer.echo(json.dumps(data if preset is None else data[preset], indent=2))
         return
-    Console(highlight=False, width=max(120, Console().width)).print(render.rules_table(presets))
+    console = Console(highlight=False, width=max(120, Console().width))
+    console.print(render.presets_table([preset_info(n) for n in presets]))
+    console.print(render.rules_table(presets))
 
 
 # ---- the web app and the arena live in their own rings; their commands are registered here ----

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .move import MR_X, Move
-from .rules import Rules
+from .rules import Preset, Rules
 from .view import PlayerView
 
 TICKET_COLUMNS = ("taxi", "bus", "underground", "black", "double")
@@ -182,10 +182,24 @@ def public_only(view: PlayerView) -> PlayerView:
                                side="spectator" if view.side == "mr_x" else view.side)
 
 
+def presets_table(presets: Sequence[Preset]) -> Table:
+    """The presets: name (and aliases), the book, the detectives it allows and prints."""
+    table = Table(title="Books", title_justify="left")
+    for col in ("preset", "book", "source", "detectives", "in the book", "differences"):
+        table.add_column(col, overflow="fold")
+    for p in presets:
+        lo, hi, default = p.detectives
+        count = str(lo) if lo == hi else f"{lo}-{hi} (default {default})"
+        printed = ", ".join(map(str, p.book_detectives)) or "not printed"
+        name = " / ".join((p.name, *p.aliases))
+        table.add_row(name, p.title, p.source, count, printed, p.description)
+    return table
+
+
 def rules_table(presets: dict[str, Rules]) -> Table:
     """Every setting of each preset, one column a preset."""
     table = Table(title="Rule presets" if len(presets) > 1 else "Rules", title_justify="left")
-    table.add_column("setting")
+    table.add_column("setting", no_wrap=True)
     for name in presets:
         table.add_column(name, overflow="fold")
     dicts = {name: r.to_dict() for name, r in presets.items()}

@@ -55,7 +55,7 @@ from .belief import step_path_counts
 from .board import iter_bits, london
 from .game import Game, GameError, Outcome
 from .move import MR_X, Move, NotationError, Ticket, is_piece_id, parse_hidden
-from .rules import Rules, RulesError
+from .rules import PRESET_TABLE, Preset, Rules, RulesError, preset_info
 
 __all__ = ["FORMAT", "VERSION", "Record", "RecordError", "RecordMove", "closest_preset"]
 
@@ -159,24 +159,27 @@ def _decode_setting(name: str, kind: SettingKind, text: str) -> Any:
     return tuple(int(p) for p in parts)
 
 
+def _preset_rules(preset: Preset, detectives: int) -> Rules:
+    """``preset``'s rules with ``detectives`` detectives where it allows them, else its own."""
+    lo, hi, _ = preset.detectives
+    return preset.rules(detectives if lo <= detectives <= hi else None)
+
+
 def closest_preset(rules: Rules) -> str:
-    """The name of the preset (``classic``, ``new_edition``, ``classic_2p``, ``new_edition_2p``)
-    that ``rules`` differ least from: a record's ``Rules`` header. The settings themselves are
-    always written in full, so the name is a reader's guide, not a source of truth."""
+    """The name of the preset of :data:`~scotlandyard.rules.PRESET_TABLE` that ``rules``
+    differ least from (the first in the table on a tie): a record's ``Rules`` header. The
+    settings themselves are always written in full, so the name is a reader's guide, not a
+    source of truth."""
     mine = rules.to_dict()
     best: tuple[int, str] | None = None
-    for name in Rules.PRESETS:
-        try:
-            base = Rules.preset(name, rules.detectives if name in ("classic", "new_edition")
-                                else None)
-        except RulesError:
-            continue
+    for preset in PRESET_TABLE:
+        base = _preset_rules(preset, rules.detectives)
         if base.edition != rules.edition:
             continue
         theirs = base.to_dict()
         diff = sum(1 for k in mine if mine[k] != theirs.get(k))
         if best is None or diff < best[0]:
-            best = (diff, name)
+            best = (diff, preset.name)
     return best[1] if best else rules.edition
 
 
@@ -189,11 +192,14 @@ def _rules_from(preset: str | None, settings: Mapping[str, Any]) -> Rules:
     try:
         if preset is None:
             preset = "new_edition" if settings.get("edition") == "new_edition" else "classic"
-        if preset not in Rules.PRESETS:
-            raise RecordError(f"unknown rules preset {preset!r} ({', '.join(Rules.PRESETS)})")
+        try:
+            info = preset_info(preset)
+        except RulesError:
+            raise RecordError(f"unknown rules preset {preset!r} ({', '.join(Rules.PRESETS)})") \
+                from None
         det = settings.get("detectives")
-        base = Rules.preset(preset, det if isinstance(det, int) and not isinstance(det, bool)
-                            and 1 <= det <= 5 else None)
+        base = _preset_rules(info, det if isinstance(det, int) and not isinstance(det, bool)
+                             and 1 <= det <= 5 else info.detectives[2])
         merged = {**base.to_dict(), **settings}
         return Rules.from_dict(merged)
     except (RulesError, TypeError) as exc:
@@ -298,8 +304,9 @@ class Record:
         """
         if self.hidden:
             game = self.reconstruct(random.Random(0))
+            n = len(game.possible_locations())
             possible = "" if game.is_over() else (
-                f"; Mr X may be on {len(game.possible_locations())} stations")
+                f"; Mr X may be on {n} station{'' if n == 1 else 's'}")
             kind = "public record (Mr X hidden), consistent"
         else:
             game = self.replay()

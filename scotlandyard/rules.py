@@ -1,6 +1,8 @@
 """Rule settings (R-TICKETS, R-SETUP, R-PIECES, R-ROUND, R-VAR): one validated ``Rules`` value.
 
-Every number of the rule books is a setting; the two editions and their variants are presets:
+Every number of the rule books is a setting; every printed rule book (and each book's variant)
+is a preset of :data:`PRESET_TABLE`, the one table the CLI, the server's catalogue and records
+read (see docs/rules.md for every difference between the books, with its source line):
 
 >>> Rules.classic(detectives=5).black_tickets
 5
@@ -11,8 +13,9 @@ Every number of the rule books is a setting; the two editions and their variants
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from .board import london
 from .move import DETECTIVE_IDS, MR_X, POLICE_IDS
@@ -56,10 +59,16 @@ class Rules:
     police_keep_hunting: bool = False
 
     # ---- presets ---------------------------------------------------------------------------
+    PRESETS: ClassVar[tuple[str, ...]]  # the names of PRESET_TABLE (set below it)
+
     @classmethod
     def classic(cls, detectives: int = 5, **changes: Any) -> Rules:
-        """The 1983 rules: 10/8/4 tickets per detective, Mr X 4/3/3, one black ticket per
-        detective, fixed order, spent tickets go to Mr X, 18 start cards in one deck."""
+        """The 1983 rules of the Italian classic book: 10/8/4 tickets per detective, Mr X
+        4/3/3, one black ticket per detective, fixed order, spent tickets go to Mr X, 18 start
+        cards in one deck, reveals after his 3rd, 8th, 13th, 18th move and at the end (24).
+
+        The book prints 3 to 5 detectives (one a player; 4 in the three-person game, see
+        :meth:`classic_three_players`); 1 and 2 detectives are settings, in no book."""
         cls._check_count(detectives)
         deck = london("classic").start_positions["classic"]
         base = cls(
@@ -73,9 +82,13 @@ class Rules:
 
     @classmethod
     def new_edition(cls, detectives: int = 4, **changes: Any) -> Rules:
-        """The 2014 rules: 11/8/4 tickets per detective, Mr X unlimited with 5 black tickets,
-        police for 2 or 3 detectives, free order, spent tickets leave the game, 2014 board,
-        start tiles in a D deck and an X deck."""
+        """The 2014 rules (Italian book, Ravensburger 266012): 11/8/4 tickets per detective,
+        Mr X unlimited with 5 black tickets, police for 2 or 3 detectives, free order, spent
+        tickets leave the game, 2014 board, start tiles in a D deck and an X deck.
+
+        The book prints 2 to 5 detectives (3-6 players) and the two-player game
+        (:meth:`new_edition_two_players`); one detective (with two police) is a setting, in no
+        book."""
         cls._check_count(detectives)
         deck = london("2014").start_positions["new_edition"]
         base = cls(
@@ -88,10 +101,30 @@ class Rules:
         return base.replace(**changes) if changes else base
 
     @classmethod
-    def classic_two_players(cls) -> Rules:
-        """R-VAR-2P: two people share four detectives (each piece its own supply); Mr X has
-        4 black tickets."""
+    def classic_three_players(cls) -> Rules:
+        """R-VAR-2P, the classic books' three-person game: Mr X and two detective players, each
+        playing two detectives (each piece its own supply); Mr X has 4 black tickets. The
+        preset is named ``classic_2p`` (two detective players) in records and the server."""
         return cls.classic(detectives=4, variant="2p", black_tickets=4)
+
+    @classmethod
+    def classic_two_players(cls) -> Rules:
+        """The same as :meth:`classic_three_players` (the old name counted the detective
+        players only: the game has three people)."""
+        return cls.classic_three_players()
+
+    @classmethod
+    def classic_polish(cls, detectives: int = 5, **changes: Any) -> Rules:
+        """The Polish classic book: as :meth:`classic` but Mr X starts with 4 taxi, 3 bus and
+        **2** underground tickets, and reveals at his 3rd, 8th, 13th and 18th move only."""
+        return cls.classic(detectives, mr_x_tickets=(4, 3, 2), reveal_slots=(3, 8, 13, 18),
+                           **changes)
+
+    @classmethod
+    def classic_russian(cls, detectives: int = 5, **changes: Any) -> Rules:
+        """The Russian classic book (261642): as :meth:`classic` but Mr X reveals at his 3rd,
+        8th, 13th and 18th move only."""
+        return cls.classic(detectives, reveal_slots=(3, 8, 13, 18), **changes)
 
     @classmethod
     def new_edition_two_players(cls) -> Rules:
@@ -101,18 +134,10 @@ class Rules:
 
     @classmethod
     def preset(cls, name: str, detectives: int | None = None) -> Rules:
-        """A preset by name: ``classic``, ``new_edition``, ``classic_2p``, ``new_edition_2p``."""
-        if name == "classic":
-            return cls.classic(detectives if detectives is not None else 5)
-        if name == "new_edition":
-            return cls.new_edition(detectives if detectives is not None else 4)
-        if name == "classic_2p":
-            return cls.classic_two_players()
-        if name == "new_edition_2p":
-            return cls.new_edition_two_players()
-        raise RulesError(f"unknown preset {name!r} (classic, new_edition, classic_2p, new_edition_2p)")
-
-    PRESETS = ("classic", "new_edition", "classic_2p", "new_edition_2p")
+        """A preset of :data:`PRESET_TABLE` by name or alias (``classic``/``classic_it``,
+        ``new_edition``/``new_edition_it``, ``classic_2p``/``classic_3p``, ``new_edition_2p``,
+        ``classic_pl``, ``classic_ru``) with ``detectives`` detectives (default: the preset's)."""
+        return preset_info(name).rules(detectives)
 
     @staticmethod
     def default_police(detectives: int) -> int:
@@ -127,10 +152,22 @@ class Rules:
 
     # ---- derived ------------------------------------------------------------------------------
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some settings changed (validated)."""
+        """A copy with some settings changed (validated).
+
+        Changing ``last_round`` or ``double_moves`` (the log's length) without giving
+        ``reveal_slots`` adjusts the reveal slots to the new log: slots beyond it are dropped,
+        and a reveal at the log's last slot (the classic book's reveal "alla fine del gioco",
+        slot 24) stays at the new last slot. Give ``reveal_slots`` to choose them yourself.
+        """
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             raise RulesError(f"unknown rule setting(s): {', '.join(sorted(unknown))}")
+        if "reveal_slots" not in changes and ("last_round" in changes or "double_moves" in changes):
+            last, doubles = changes.get("last_round", self.last_round), changes.get(
+                "double_moves", self.double_moves)
+            if isinstance(last, int) and isinstance(doubles, int):
+                changes["reveal_slots"] = _adjust_reveals(self.reveal_slots, self.log_slots,
+                                                          last + doubles)
         return dataclasses.replace(self, **changes)
 
     @property
@@ -239,3 +276,89 @@ class Rules:
                     fail("R-SETUP: Mr X's start deck is empty")
         if self.pooled_supply is not None and self.detectives < 2:
             fail("R-VAR-2P-NEW: a pooled supply is shared by two or more detectives")
+
+
+def _adjust_reveals(slots: tuple[int, ...], old_log: int, new_log: int) -> tuple[int, ...]:
+    """Reveal slots for a log of ``new_log`` slots (see :meth:`Rules.replace`)."""
+    end = bool(slots) and slots[-1] == old_log
+    kept = [s for s in (slots[:-1] if end else slots) if s <= new_log]
+    if end and new_log >= 1 and (not kept or kept[-1] < new_log):
+        kept.append(new_log)
+    return tuple(kept)
+
+
+# ---- the preset table: every printed book, read by the CLI, the server and records --------------
+@dataclass(frozen=True)
+class Preset:
+    """One preset: a printed rule book (or a book's variant) and how to build its rules.
+
+    ``detectives`` is the (min, max, default) the preset accepts; ``book_detectives`` the
+    counts the book itself prints (other counts are settings, not in the book); ``source``
+    names the book in ``shared/seeds/``."""
+
+    name: str
+    title: str
+    source: str
+    description: str
+    detectives: tuple[int, int, int]
+    book_detectives: tuple[int, ...]
+    build: Callable[[int], Rules]
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def fixed(self) -> bool:
+        """True when the preset has one number of detectives."""
+        return self.detectives[0] == self.detectives[1]
+
+    def rules(self, detectives: int | None = None) -> Rules:
+        """The preset's rules with ``detectives`` detectives (default: the preset's)."""
+        lo, hi, default = self.detectives
+        n = default if detectives is None else detectives
+        Rules._check_count(n)
+        if not lo <= n <= hi:
+            if self.fixed:
+                raise RulesError(f"the {self.name} preset has {lo} detectives, not {n}")
+            raise RulesError(f"the {self.name} preset has {lo} to {hi} detectives, not {n}")
+        return self.build(n)
+
+    def in_book(self, detectives: int) -> bool:
+        """True if the book prints a game with this many detectives."""
+        return detectives in self.book_detectives
+
+
+PRESET_TABLE: tuple[Preset, ...] = (
+    Preset("classic", "Classic (1983), Italian book", "seeds/000 (Italian, 1983)",
+           "Detectives 10 taxi / 8 bus / 4 underground; Mr X 4/3/3, one black ticket per "
+           "detective, 2 double moves; reveals after moves 3, 8, 13, 18 and at the end (24); "
+           "fixed order; spent tickets go to Mr X.",
+           (1, 5, 5), (3, 4, 5), lambda n: Rules.classic(n), ("classic_it",)),
+    Preset("new_edition", "New edition (2014), Italian book", "seeds/001 (Italian, 2014, 266012)",
+           "Detectives 11/8/4; Mr X unlimited, 5 black tickets, 2 double moves; police for 2 "
+           "or 3 detectives; any order; spent tickets leave the game; 2014 board.",
+           (1, 5, 4), (2, 3, 4, 5), lambda n: Rules.new_edition(n), ("new_edition_it",)),
+    Preset("classic_2p", "Classic, three-person game", "seeds/000 and seeds/004",
+           "Mr X and two detective players, each playing two detectives with their own "
+           "tickets; Mr X has 4 black tickets.",
+           (4, 4, 4), (4,), lambda n: Rules.classic_three_players(), ("classic_3p",)),
+    Preset("new_edition_2p", "New edition, two players", "seeds/001 (p. 14)",
+           "Mr X and one player with two detectives sharing 20 taxi / 16 bus / 8 underground "
+           "tickets and two police, in any order.",
+           (2, 2, 2), (2,), lambda n: Rules.new_edition_two_players()),
+    Preset("classic_pl", "Classic, Polish book", "seeds/003 (Polish)",
+           "As the classic, but Mr X starts with 4 taxi / 3 bus / 2 underground tickets and "
+           "reveals at his 3rd, 8th, 13th and 18th move only.",
+           (1, 5, 5), (), lambda n: Rules.classic_polish(n)),
+    Preset("classic_ru", "Classic, Russian book", "seeds/004 (Russian, 261642)",
+           "As the classic, but Mr X reveals at his 3rd, 8th, 13th and 18th move only.",
+           (1, 5, 5), (3, 4, 5), lambda n: Rules.classic_russian(n)),
+)
+Rules.PRESETS = tuple(p.name for p in PRESET_TABLE)
+_BY_NAME: dict[str, Preset] = {n: p for p in PRESET_TABLE for n in (p.name, *p.aliases)}
+
+
+def preset_info(name: str) -> Preset:
+    """The :class:`Preset` of a name or alias; :class:`RulesError` lists the names."""
+    try:
+        return _BY_NAME[name]
+    except (KeyError, TypeError):
+        raise RulesError(f"unknown preset {name!r} ({', '.join(Rules.PRESETS)})") from None

@@ -492,3 +492,19 @@ def test_public_record_of_cornered_game_reconstructs_a_cornered_mr_x() -> None:
     for k in range(5):
         alt = public.reconstruct(random.Random(k))
         assert alt.outcome() == game.outcome()
+
+
+def test_book_presets_are_named_in_records_and_check_counts_one_station() -> None:
+    rules = Rules.preset("classic_pl", 3)
+    game = Game.new(rules, seed=5)
+    rng = random.Random(5)
+    while len(game.log) < 3:  # up to Mr X's third move: a reveal slot of the Polish book
+        game.push(rng.choice([m for m in game.legal_moves() if not m.is_double]))
+    record = Record.from_game(game, date="2025-06-01")
+    assert record.preset == "classic_pl" and '[Rules "classic_pl"]' in record.to_text()
+    again = Record.parse(record.to_text())
+    assert again.rules == rules and again.replay().moves == game.moves
+    summary = record.public().check()
+    assert summary.endswith("Mr X may be on 1 station"), summary
+    assert Record.parse(record.to_text().replace('[Rules "classic_pl"]', '[Rules "classic_it"]')
+                        ).rules == rules  # the settings win over the (aliased) preset name

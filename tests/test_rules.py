@@ -106,3 +106,80 @@ def test_small_start_deck_rejected() -> None:
 def test_polish_rule_book_reading_is_a_setting() -> None:
     r = Rules.classic(mr_x_tickets=(4, 3, 2))
     assert r.mr_x_tickets == (4, 3, 2)
+
+
+# ---- every printed book is a preset (figures checked against the books' own lines) ----------------
+from .conftest import shared_dir  # noqa: E402
+
+# preset, setting, value, book in shared/seeds, the line of the book that prints it
+BOOK_FIGURES = [
+    ("classic", "mr_x_tickets", (4, 3, 3), "000_",
+     "riceve 4 biglietti per il taxi, 3 per l'autobus, 3 per il metro"),
+    ("classic", "detective_tickets", (10, 8, 4), "000_", "10 biglietti per il taxi, 8 per l'autobus e 4 per il metro"),
+    ("classic", "reveal_slots", (3, 8, 13, 18, 24), "000_",
+     "la prima volta dopo la terza mossa, poi dopo l'8°, la 13°, la 18° e alla fine del gioco"),
+    ("classic_2p", "black_tickets", 4, "000_", "vengono assegnati complessivamente 4 Black Tickets"),
+    ("classic_pl", "mr_x_tickets", (4, 3, 2), "003_", "4 bilety na taksówkę\n 3 bilety na autobus\n 2 bilety na metro"),
+    ("classic_pl", "detective_tickets", (10, 8, 4), "003_", "10 biletów na taksówkę\n 8 biletów na autobus\n 4 bilety na metro"),
+    ("classic_pl", "reveal_slots", (3, 8, 13, 18), "003_", "przy swoim 3,8,13 i\n18 ruchu"),
+    ("classic_pl", "double_moves", 2, "003_", "2 karty „Podwójnego ruchu”"),
+    ("classic_ru", "mr_x_tickets", (4, 3, 3), "004_", "4 билета на такси, 3 – на автобус, 3 – на метро"),
+    ("classic_ru", "detective_tickets", (10, 8, 4), "004_", "10 билетов на такси, 8 – на автобус, 4 – на метро"),
+    ("classic_ru", "reveal_slots", (3, 8, 13, 18), "004_", "на 3-м, 8-м, 13-м и 18-м ходу"),
+    ("new_edition", "detective_tickets", (11, 8, 4), "001_", "4 x metropolitana\n8 x autobus\n11 x taxi"),
+    ("new_edition", "black_tickets", 5, "001_", "5 x blackticket\n2 x biglietti doppia mossa"),
+    ("new_edition", "reveal_slots", (3, 8, 13, 18, 24), "001_", "3ª, 8ª, 13ª, 18ªe 24ªmossa"),
+    ("new_edition", "last_round", 22, "001_", "Il gioco prevede fino a 22 turni di gioco"),
+    ("new_edition_2p", "pooled_supply", (20, 16, 8), "001_", "20 per taxi, 16\nper autobus e 8 per la metropolitana"),
+]
+
+
+def _book(prefix: str) -> str:
+    path = next((shared_dir() / "seeds").glob(prefix + "*.txt"))
+    text = path.read_text(encoding="utf-8").replace("\ufb01 ", "fi")  # the 2014 PDF's "ﬁ "
+    text = "".join(c for c in text if not "\ue000" <= c <= "\uf8ff")  # bullet glyphs
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize(("preset", "setting", "value", "book", "line"), BOOK_FIGURES,
+                         ids=[f"{p}-{s}" for p, s, *_ in BOOK_FIGURES])
+def test_every_book_figure_is_its_presets_setting(preset: str, setting: str, value: object,
+                                                  book: str, line: str) -> None:
+    assert " ".join(line.split()) in _book(book), f"the book {book} does not print {line!r}"
+    assert getattr(Rules.preset(preset), setting) == value
+
+
+def test_book_presets_differ_from_the_classic_only_where_their_books_do() -> None:
+    classic = Rules.classic().to_dict()
+    for name, differ in (("classic_pl", {"mr_x_tickets", "reveal_slots"}),
+                         ("classic_ru", {"reveal_slots"})):
+        theirs = Rules.preset(name).to_dict()
+        assert {k for k in classic if classic[k] != theirs[k]} == differ
+        assert Rules.preset(name, 3).black_tickets == 3  # one black ticket per detective
+
+
+def test_preset_table_names_aliases_and_counts() -> None:
+    from scotlandyard.rules import PRESET_TABLE, preset_info
+
+    assert Rules.PRESETS == tuple(p.name for p in PRESET_TABLE)
+    assert Rules.preset("classic_it") == Rules.classic()
+    assert Rules.preset("new_edition_it", 3) == Rules.new_edition(3)
+    assert Rules.preset("classic_3p") == Rules.classic_three_players() == Rules.classic_two_players()
+    with pytest.raises(RulesError, match="the classic_2p preset has 4 detectives, not 3"):
+        Rules.preset("classic_2p", 3)
+    # counts a book does not print stay settings, and the table says so
+    assert not preset_info("classic").in_book(1) and preset_info("classic").in_book(3)
+    assert not preset_info("new_edition").in_book(1) and preset_info("new_edition").in_book(2)
+    assert Rules.preset("classic", 1).detectives == 1
+
+
+def test_replace_last_round_adjusts_the_reveal_slots() -> None:
+    # the classic book's last reveal is "at the end of the game": it follows the log's end
+    assert Rules.classic().replace(last_round=10).reveal_slots == (3, 8, 12)
+    assert Rules.classic().replace(last_round=30).reveal_slots == (3, 8, 13, 18, 32)
+    assert Rules.preset("classic_ru").replace(last_round=10).reveal_slots == (3, 8)
+    assert Rules.classic().replace(double_moves=0).reveal_slots == (3, 8, 13, 18, 22)
+    # given slots are kept (and checked)
+    assert Rules.classic().replace(last_round=10, reveal_slots=(5,)).reveal_slots == (5,)
+    with pytest.raises(RulesError, match="reveal slots lie in 1..12"):
+        Rules.classic().replace(last_round=10, reveal_slots=(3, 24))

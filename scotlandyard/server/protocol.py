@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from ..rules import RulesError, preset_info
 
 MAX_FRAME_BYTES = 4096
 """The largest client frame the server reads (larger: ``too_large``)."""
@@ -211,7 +213,16 @@ def error_frame(code: ErrorCode, message: str, client_id: Any = None) -> str:
 
 
 # ---- REST bodies ------------------------------------------------------------------------------
-PresetName = Literal["classic", "new_edition", "classic_2p", "new_edition_2p"]
+def _known_preset(name: str) -> str:
+    """A preset name or alias of the core's preset table, as its name."""
+    try:
+        return preset_info(name).name
+    except RulesError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# the core's preset table decides (scotlandyard.rules.PRESET_TABLE); aliases are accepted
+PresetName = Annotated[str, Field(max_length=40), AfterValidator(_known_preset)]
 
 
 class SeatRequest(BaseModel):

@@ -24,7 +24,7 @@ from ..ai import Agent, agent_names, make_agent
 from ..belief import possible_history, probability_map
 from ..game import Game, IllegalMove
 from ..move import MR_X, Move, NotationError
-from ..rules import Rules, RulesError
+from ..rules import PRESET_TABLE, Rules, RulesError
 from .connections import Connection, RateLimit
 from .protocol import (
     CreateGame,
@@ -644,10 +644,6 @@ class GameServer:
 
     @staticmethod
     def _rules(req: CreateGame) -> Rules:
-        fixed = {"classic_2p": 4, "new_edition_2p": 2}
-        if req.preset in fixed and req.detectives not in (None, fixed[req.preset]):
-            raise SetupError(f"the {req.preset} preset has {fixed[req.preset]} detectives, "
-                             f"not {req.detectives}")
         try:
             rules = Rules.preset(req.preset, req.detectives)
             if req.extra_reveal:
@@ -657,29 +653,19 @@ class GameServer:
         return rules
 
 
-def _preset_for(name: str, detectives: int) -> Rules | None:
-    """The preset ``name`` for ``detectives`` detectives, or ``None`` where it has a fixed count."""
-    if name in ("classic", "new_edition"):
-        return Rules.preset(name, detectives)
-    rules = Rules.preset(name)
-    return rules if rules.detectives == detectives else None
-
-
 def preset_catalogue() -> dict[str, Any]:
-    """The body of ``GET /api/presets``."""
-    presets = {name: Rules.preset(name).to_dict() for name in Rules.PRESETS}
+    """The body of ``GET /api/presets``, read off the core's preset table."""
+    presets = {p.name: p.rules().to_dict() for p in PRESET_TABLE}
     known = agent_names()
     return {
         "presets": presets,
-        "detectives": {
-            "classic": {"min": 1, "max": 5, "default": 5},
-            "new_edition": {"min": 1, "max": 5, "default": 4},
-            "classic_2p": {"min": 4, "max": 4, "default": 4},
-            "new_edition_2p": {"min": 2, "max": 2, "default": 2},
-        },
-        "pieces": {name: {str(n): list(rules.pieces) for n in range(1, 6)
-                          if (rules := _preset_for(name, n)) is not None}
-                   for name in Rules.PRESETS},
+        "detectives": {p.name: dict(zip(("min", "max", "default"), p.detectives, strict=True))
+                       for p in PRESET_TABLE},
+        "books": {p.name: {"title": p.title, "source": p.source, "aliases": list(p.aliases),
+                           "detectives": list(p.book_detectives)} for p in PRESET_TABLE},
+        "pieces": {p.name: {str(n): list(p.rules(n).pieces)
+                            for n in range(p.detectives[0], p.detectives[1] + 1)}
+                   for p in PRESET_TABLE},
         "levels": list(LEVELS),
         "agents": known,
         "fallback": {lvl: "random" for lvl in LEVELS if lvl not in known},
