@@ -20,7 +20,8 @@ Layouts (all offsets are module constants):
   neighbour table, the detectives' distance table, taxi-only station flags;
 - a **move** is one int: ``piece<<24 | t1<<20 | d1<<12 | t2<<8 | d2`` (tickets 0..3 = T,B,U,K;
   ``t1 = T_PASS`` a pass; ``t1 = T_TAKE`` Mr X takes ticket ``d1`` from detective ``d2``;
-  ``t2 = T_NONE`` for a single step).
+  ``t2 = T_NONE`` for a single step, ``t2 = T_REVEAL`` for a single step with a voluntary
+  reveal).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ RU_FREE = 2
 RU_SLOTS = 3
 RU_LAST = 4
 RU_PKH = 5        # R-END (3): police keep the hunt going once every detective is stuck
+RU_XREV = 6       # R-VAR-EXTRA-REVEAL: Mr X may reveal himself on a single move
 RU_REV = 8        # RU_REV + slot: 1 if that log slot is a reveal slot
 RU_LEN = RU_REV + 2100
 
@@ -79,6 +81,7 @@ BD_LEN = BD_TONLY + NS
 T_BLACK = 3
 T_PASS = 4
 T_TAKE = 5
+T_REVEAL = 6      # t2 of a single move with a voluntary reveal (R-VAR-EXTRA-REVEAL)
 T_NONE = 7
 
 # ---- search parameters ------------------------------------------------------------------------
@@ -440,6 +443,80 @@ def gen_moves(st, ru, bd, filt, buf, sc):
     return gen_hunters(st, ru, bd, buf)
 
 
+def gen_legal(st, ru, bd, buf, sc):
+    """Every legal move, exactly as ``Game.legal_moves()`` (no move filter; the voluntary
+    reveals of R-VAR-EXTRA-REVEAL included); none once the game is over."""
+    if st[ST_OUT] != OUT_NONE:
+        return 0
+    if st[ST_TURN] != 0:
+        return gen_hunters(st, ru, bd, buf)
+    k = gen_mrx_raw(st, ru, bd, 0, buf, sc)
+    if st[ST_TAKE] == 0 and ru[RU_XREV] != 0 and ru[RU_REV + st[ST_NLOG] + 1] == 0:
+        n = k
+        for j in range(n):
+            c = buf[j]
+            if (c >> 8) & 15 == T_NONE:
+                buf[k] = (c & ~(15 << 8)) | (T_REVEAL << 8)
+                k += 1
+    return k
+
+
+def next_take(st, j):
+    """The first detective from ``j`` on that has a ticket for Mr X to take (0: none)."""
+    while j <= st[ST_ND]:
+        sj = st[ST_SUPOF + j]
+        if st[ST_SUP + sj * 5] > 0 or st[ST_SUP + sj * 5 + 1] > 0 or st[ST_SUP + sj * 5 + 2] > 0:
+            return j
+        j += 1
+    return 0
+
+
+def save_state(st, to):
+    """Copy the state ``st`` into ``to`` (the scratch areas excepted)."""
+    to[0:ST_TMP] = st[0:ST_TMP]
+    n = st[ST_BLN]
+    to[ST_BL:ST_BL + n] = st[ST_BL:ST_BL + n]
+
+
+def load_state(st, frm):
+    """Restore a state saved by :func:`save_state` (the undo of any number of moves)."""
+    st[0:ST_TMP] = frm[0:ST_TMP]
+    n = st[ST_BLN]
+    st[ST_BL:ST_BL + n] = frm[ST_BL:ST_BL + n]
+
+
+def perft(st, ru, bd, depth, counts, stack, bufs, nmv, idx, sc):
+    """Count the move tree of ``st`` to ``depth``: ``counts[k]`` += the positions ``k + 1``
+    moves deep (a finished game has no moves). ``stack``/``bufs`` have ``depth`` rows of
+    ST_LEN/BUF_LEN; ``st`` is left as it was."""
+    if depth <= 0:
+        return
+    save_state(st, stack[0])
+    n = gen_legal(st, ru, bd, bufs[0], sc)
+    counts[0] += n
+    nmv[0] = n
+    idx[0] = n if depth == 1 else 0
+    lvl = 0
+    while lvl >= 0:
+        if idx[lvl] >= nmv[lvl]:
+            lvl -= 1
+            continue
+        code = bufs[lvl][idx[lvl]]
+        idx[lvl] += 1
+        load_state(st, stack[lvl])
+        apply_move(st, ru, bd, code)
+        if st[ST_OUT] == OUT_NONE:
+            nxt = lvl + 1
+            n = gen_legal(st, ru, bd, bufs[nxt], sc)
+            counts[nxt] += n
+            if nxt + 1 < depth and n > 0:
+                save_state(st, stack[nxt])
+                nmv[nxt] = n
+                idx[nxt] = 0
+                lvl = nxt
+    load_state(st, stack[0])
+
+
 def mrx_step(st, ru, bd, t, d):
     """One step of Mr X: pay, write the log slot, update the possible locations (R-BELIEF)."""
     if t == T_BLACK or ru[RU_UNL] == 0:
@@ -485,6 +562,7 @@ def apply_move(st, ru, bd, code):
     d1 = (code >> 12) & 255
     t2 = (code >> 8) & 15
     d2 = code & 255
+    move_round = st[ST_ROUND]
     if piece == 0:
         if t1 == T_TAKE:
             j = st[ST_TAKE]
@@ -492,14 +570,16 @@ def apply_move(st, ru, bd, code):
             st[ST_SUP + si * 5 + d1] -= 1
             if ru[RU_UNL] == 0:
                 st[ST_SUP + d1] += 1
-            nxt = 0
-            jj = j + 1
-            while jj <= st[ST_ND]:
-                sj = st[ST_SUPOF + jj]
-                if st[ST_SUP + sj * 5] > 0 or st[ST_SUP + sj * 5 + 1] > 0 or st[ST_SUP + sj * 5 + 2] > 0:
-                    nxt = jj
-                    break
-                jj += 1
+            nxt = next_take(st, j + 1)
+            st[ST_TAKE] = nxt
+            if nxt == 0:
+                st[ST_TURN] = 1
+                st[ST_MOVED] = 0
+        elif t2 == T_REVEAL:
+            mrx_step(st, ru, bd, t1, d1)
+            set_belief_single(st, d1)
+            st[ST_POS] = d1
+            nxt = next_take(st, 1)
             st[ST_TAKE] = nxt
             if nxt == 0:
                 st[ST_TURN] = 1
@@ -549,6 +629,8 @@ def apply_move(st, ru, bd, code):
             st[ST_TURN] = i + 1
     if st[ST_OUT] == OUT_NONE:
         check_end(st, ru, bd)
+        if st[ST_OUT] == OUT_STUCK:
+            st[ST_ROUND] = move_round  # the game ends in the round of the move (R-END 3)
 
 
 # =================================================================================================

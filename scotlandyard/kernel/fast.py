@@ -37,6 +37,7 @@ _KERNEL_FUNCS = (
     "set_belief_single", "mark_reach", "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step",
     "apply_move", "choose_mrx", "choose_hunter", "playout", "playout_many", "reward", "hkey",
     "selection_score", "backpropagate", "mcts_iterate",
+    "gen_legal", "next_take", "save_state", "load_state", "perft",
 )
 
 OUTCOMES = {
@@ -201,6 +202,7 @@ def rules_table(rules: Rules) -> tuple[int, ...]:
     ru[K.RU_SLOTS] = rules.log_slots
     ru[K.RU_LAST] = rules.last_round
     ru[K.RU_PKH] = int(rules.police_keep_hunting)
+    ru[K.RU_XREV] = int(rules.extra_reveal)
     if rules.log_slots + 2 >= K.RU_LEN - K.RU_REV:
         raise ValueError(f"the kernel handles up to {K.RU_LEN - K.RU_REV - 3} log slots")
     for s in rules.reveal_slots:
@@ -280,6 +282,8 @@ def decode(code: int, rules: Rules) -> Move:
             return Move.take(ids[d2], Ticket(d1))
         if t2 == K.T_NONE:
             return Move.single(Ticket(t1), d1)
+        if t2 == K.T_REVEAL:
+            return Move.parse(f"{Ticket(t1).letter}{d1}!")
         return Move.double(Ticket(t1), d1, Ticket(t2), d2)
     pid = ids[piece] if rules.free_order else None
     if t1 == K.T_PASS:
@@ -295,6 +299,8 @@ def encode(move: Move, piece: str, rules: Rules) -> int:
                         rules.pieces.index(move.take_from))
     if move.is_pass:
         return K.encode(i, K.T_PASS, 0, K.T_NONE, 0)
+    if move.reveal:
+        return K.encode(i, int(move.ticket), move.to, K.T_REVEAL, 0)  # type: ignore[arg-type]
     if move.is_double:
         return K.encode(i, int(move.ticket), move.to, int(move.ticket2), move.to2)  # type: ignore[arg-type]
     return K.encode(i, int(move.ticket), move.to, K.T_NONE, 0)  # type: ignore[arg-type]
