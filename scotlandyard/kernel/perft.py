@@ -50,7 +50,8 @@ class PerftCase:
     def rules(self) -> Rules:
         """The rules of this case."""
         base = Rules.preset(self.preset, self.detectives)
-        return base.replace(**self.rules_changes) if self.rules_changes else base
+        changes = {k: tuple(v) if isinstance(v, list) else v for k, v in self.rules_changes.items()}
+        return base.replace(**changes) if changes else base
 
     def game(self) -> Game:
         """The position of this case, as a ``Game`` (start, then the moves pushed)."""
@@ -116,8 +117,7 @@ def parse_perft(text: str, name: str = "<perft>") -> list[PerftCase]:
                 changes = json.loads(rest)
                 if not isinstance(changes, dict):
                     raise ValueError("rules is a JSON object of settings")
-                cur.rules_changes = {k: tuple(v) if isinstance(v, list) else v
-                                     for k, v in changes.items()}
+                cur.rules_changes = changes
             elif key == "seed":
                 cur.seed = int(rest)
             elif key == "start":
