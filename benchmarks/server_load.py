@@ -16,8 +16,17 @@ after the move is committed to the database) and counts errors. Rows:
 
 Bounded in count and time: each row runs ``--seconds`` at most (and ``--max-moves``).
 
+``--workers N --db postgresql://...`` starts N server processes on one PostgreSQL database
+(``docs/deploy.md``) and spreads each game over them as a load balancer without sticky
+sessions would: the game is created on worker ``n``, Mr X's socket opens on worker ``n``, the
+detectives' on ``n + 1``, the spectator's on ``n + 2`` (mod N), so most moves travel through
+the database's notifications to reach the other sockets. ``--db pg-temp`` starts a throwaway
+PostgreSQL server (as the tests do) for the run. The database should be empty (or at least
+have no running games of its own).
+
     python benchmarks/server_load.py                 # 100 games, about a minute
     python benchmarks/server_load.py --games 20 --seconds 5
+    python benchmarks/server_load.py --db pg-temp --workers 2 --games 20 --seconds 10
 """
 
 from __future__ import annotations
@@ -74,32 +83,37 @@ class Stats:
 class Load:
     """Bots playing games on one server."""
 
-    def __init__(self, base: str, stats: Stats, max_moves: int, think: float,
+    def __init__(self, base: str | list[str], stats: Stats, max_moves: int, think: float,
                  spectators: bool, seed: int) -> None:
-        self.base = base
-        self.ws_base = base.replace("http://", "ws://")
+        self.bases = [base] if isinstance(base, str) else list(base)
+        self.base = self.bases[0]
+        self.ws_base = self.base.replace("http://", "ws://")
         self.stats = stats
         self.max_moves = max_moves
         self.think = think
         self.spectators = spectators
         self.rng = random.Random(seed)
-        self.http = httpx.AsyncClient(base_url=base, timeout=30)
+        self.https = [httpx.AsyncClient(base_url=b, timeout=30) for b in self.bases]
+        self.http = self.https[0]
         self.measuring = False
         self.stop = asyncio.Event()
 
-    def url(self, g: dict, name: str) -> str:
-        return f"{self.ws_base}/ws/{g['game_id']}?token={g['tokens'][name]}"
+    def url(self, g: dict, name: str, worker: int = 0) -> str:
+        ws_base = self.bases[worker % len(self.bases)].replace("http://", "ws://")
+        return f"{ws_base}/ws/{g['game_id']}?token={g['tokens'][name]}"
 
     async def open_game(self, n: int) -> list:
-        """Create a game and open its sockets (welcome and first state read)."""
-        r = await self.http.post("/api/games", json={"preset": ("classic", "new_edition")[n % 2]})
+        """Create a game and open its sockets (welcome and first state read); with several
+        workers, on workers n, n + 1, n + 2 (see the module's docstring)."""
+        http = self.https[n % len(self.https)]
+        r = await http.post("/api/games", json={"preset": ("classic", "new_edition")[n % 2]})
         if r.status_code != 201:
             raise RuntimeError(f"create: {r.status_code} {r.text}")
         g = r.json()
         names = ["X", "detectives"] + (["spectator"] if self.spectators else [])
         socks = []
-        for name in names:
-            ws = await websockets.connect(self.url(g, name), max_size=2**23)
+        for i, name in enumerate(names):
+            ws = await websockets.connect(self.url(g, name, n + i), max_size=2**23)
             await ws.recv()  # welcome
             socks.append((name, ws))
         return socks
@@ -196,28 +210,32 @@ async def ping_baseline(base: str, count: int) -> Stats:
     return stats
 
 
-async def run_row(base: str, pid: int, games: int, seconds: float, max_moves: int,
-                  think: float, spectators: bool, seed: int) -> Stats:
-    """Open ``games`` games (not timed), then play them for ``seconds`` (timed)."""
+async def run_row(base: str | list[str], pid: int | list[int], games: int, seconds: float,
+                  max_moves: int, think: float, spectators: bool, seed: int) -> Stats:
+    """Open ``games`` games (not timed), then play them for ``seconds`` (timed). ``base`` and
+    ``pid``: the server, or every worker (their CPU is added up)."""
     stats = Stats()
     load = Load(base, stats, max_moves, think, spectators, seed)
+    pids = [pid] if isinstance(pid, int) else list(pid)
     opened = []
     for n in range(games):
         opened.append(await load.open_game(n))
     load.measuring = True
-    t0, cpu0 = time.perf_counter(), cpu_seconds(pid)
+    t0, cpu0 = time.perf_counter(), sum(cpu_seconds(p) for p in pids)
     slots = [asyncio.create_task(load.game_slot(n, socks)) for n, socks in enumerate(opened)]
     try:
         await asyncio.wait_for(load.stop.wait(), seconds)
     except TimeoutError:
         pass
     load.measuring = False
-    stats.seconds, stats.server_cpu = time.perf_counter() - t0, cpu_seconds(pid) - cpu0
+    stats.seconds = time.perf_counter() - t0
+    stats.server_cpu = sum(cpu_seconds(p) for p in pids) - cpu0
     load.stop.set()
     await asyncio.wait(slots, timeout=10)
     for t in slots:
         t.cancel()
-    await load.http.aclose()
+    for http in load.https:
+        await http.aclose()
     return stats
 
 
@@ -237,28 +255,48 @@ def main() -> None:
     ap.add_argument("--max-moves", type=int, default=200_000, help="moves per row at most")
     ap.add_argument("--no-spectators", action="store_true", help="no spectator sockets")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1,
+                    help="server processes on the database (more than 1 needs PostgreSQL)")
+    ap.add_argument("--db", default=None,
+                    help="the database: a SQLite file (default: a fresh temporary one), "
+                         "postgresql://... (an empty database), or pg-temp (a throwaway "
+                         "PostgreSQL server for this run)")
     args = ap.parse_args()
-    if args.games < 1 or args.seconds <= 0:
-        ap.error("--games >= 1 and --seconds > 0")
+    if args.games < 1 or args.seconds <= 0 or args.workers < 1:
+        ap.error("--games >= 1, --seconds > 0 and --workers >= 1")
 
     workdir = Path(tempfile.mkdtemp(prefix="sy-load-"))
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = (workdir / "server.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "scotlandyard.server", "--port", str(port),
-                             "--db", str(workdir / "load.sqlite3"), "--ai-delay", "0"],
-                            cwd=workdir, stdout=log, stderr=subprocess.STDOUT)
+    db, pg_stop = args.db or str(workdir / "load.sqlite3"), None
+    if db == "pg-temp":
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from tests.pg_fixture import _start, _stop
+
+        pg, _root = _start()
+        db, pg_stop = pg.url, (lambda: _stop(pg.pid))  # noqa: E731
+    if args.workers > 1 and not db.startswith(("postgresql://", "postgres://")):
+        ap.error("--workers > 1 needs --db postgresql://... (or pg-temp): SQLite serves one process")
+    bases, procs, logs = [], [], []
+    for w in range(args.workers):
+        port = free_port()
+        bases.append(f"http://127.0.0.1:{port}")
+        logs.append((workdir / f"server{w}.log").open("wb"))
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db", db,
+             "--ai-delay", "0"], cwd=workdir, stdout=logs[-1], stderr=subprocess.STDOUT))
+    base = bases[0]
+    pids = [p.pid for p in procs]
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(base + "/api/presets", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the server did not start; see " + str(workdir / "server.log"))
-            time.sleep(0.1)
+        deadline = time.monotonic() + 90
+        for b, pr in zip(bases, procs, strict=True):
+            while True:
+                try:
+                    if httpx.get(b + "/api/health", timeout=2).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if pr.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"a server did not start; see {workdir}/server*.log")
+                time.sleep(0.1)
 
         rows = []
         spect = not args.no_spectators
@@ -269,24 +307,31 @@ def main() -> None:
 
         measure("ping baseline (idle)", 1, lambda: ping_baseline(base, 100))
         measure("1 game, no think", 1, lambda: run_row(
-            base, proc.pid, 1, min(args.seconds, 5), args.max_moves, 0.0, spect, args.seed))
+            bases, pids, 1, min(args.seconds, 5), args.max_moves, 0.0, spect, args.seed))
         measure(f"{args.games} games, think {args.think:g}s", args.games, lambda: run_row(
-            base, proc.pid, args.games, args.seconds, args.max_moves, args.think, spect,
+            bases, pids, args.games, args.seconds, args.max_moves, args.think, spect,
             args.seed + 1))
         measure(f"{args.games} games, no think", args.games, lambda: run_row(
-            base, proc.pid, args.games, args.seconds, args.max_moves, 0.0, spect, args.seed + 2))
+            bases, pids, args.games, args.seconds, args.max_moves, 0.0, spect, args.seed + 2))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        for pr in procs:
+            pr.terminate()
+        for pr in procs:
+            try:
+                pr.wait(10)
+            except subprocess.TimeoutExpired:
+                pr.kill()
+        for f in logs:
+            f.close()
+        if pg_stop is not None:
+            pg_stop()
 
     server_errors = sum("ERROR" in line or "Traceback" in line
-                        for line in (workdir / "server.log").read_text().splitlines())
+                        for w in range(args.workers)
+                        for line in (workdir / f"server{w}.log").read_text().splitlines())
+    kind = "PostgreSQL" if db.startswith("postgres") else "SQLite"
     print(f"scotlandyard server load, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
-          f"spectators {'on' if spect else 'off'}")
+          f"spectators {'on' if spect else 'off'}, {args.workers} worker(s) on {kind}")
     head = (f"{'scenario':<26} {'games':>5} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
             f"{'p90 ms':>7} {'p99 ms':>7} {'max ms':>7} {'srv cpu ms/move':>15} {'errors':>6}")
     print(head)

@@ -9,16 +9,21 @@ from __future__ import annotations
 import copy
 import logging
 import threading
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
 
-def log_config() -> dict[str, Any]:
-    """uvicorn's logging configuration with tokens redacted from every logged URL."""
+def log_config(fmt: str = "text") -> dict[str, Any]:
+    """uvicorn's logging configuration with tokens redacted from every logged URL; ``fmt``
+    ``json``: one JSON object a line (``logjson.py``)."""
     from uvicorn.config import LOGGING_CONFIG
 
     cfg = copy.deepcopy(LOGGING_CONFIG)
+    if fmt == "json":
+        for name in ("default", "access"):
+            cfg["formatters"][name] = {"()": "scotlandyard.server.logjson.JsonFormatter"}
     cfg.setdefault("filters", {})["redact_tokens"] = {
         "()": "scotlandyard.server.app.RedactTokens"}
     for handler in cfg["handlers"].values():
@@ -26,6 +31,13 @@ def log_config() -> dict[str, Any]:
     cfg["loggers"]["scotlandyard"] = {"handlers": ["default"], "level": "INFO",
                                       "propagate": False}
     return cfg
+
+
+class LogFormat(StrEnum):
+    """How the server writes its log."""
+
+    text = "text"
+    json = "json"
 
 
 def _warm_up_ai() -> None:
@@ -52,6 +64,17 @@ def serve(
                                                  "(0: threads of the server process, enough "
                                                  "for the built-in agents, whose search runs "
                                                  "without the GIL).", min=0)] = 0,
+    log_format: Annotated[LogFormat, typer.Option(
+        help="text, or json: one JSON object a line (tokens are redacted either way).")
+    ] = LogFormat.text,
+    graceful_timeout: Annotated[float, typer.Option(
+        help="On SIGTERM: seconds to wait for requests in flight before stopping (sockets "
+             "are closed at once with 1012, so clients reconnect to another worker).",
+        min=0.0)] = 10.0,
+    trusted_proxy: Annotated[str, typer.Option(
+        help="Address(es) of a reverse proxy (nginx) whose X-Forwarded-For names the client "
+             "(comma-separated; empty: trust none). Per-client limits then see real clients.")
+    ] = "",
 ) -> None:
     """Run the web app and game server (lobby, games, WebSocket protocol for bots).
 
@@ -68,12 +91,14 @@ def serve(
     threading.Thread(target=_warm_up_ai, name="ai-warm-up", daemon=True).start()
     from .store_pg import redact_url
 
-    typer.echo(f"scotlandyard: http://{host}:{port}/  (database {redact_url(db)})")
+    if log_format is LogFormat.text:
+        typer.echo(f"scotlandyard: http://{host}:{port}/  (database {redact_url(db)})")
     uvicorn.run(
-        app, host=host, port=port, ws="websockets-sansio", log_config=log_config(),
+        app, host=host, port=port, ws="websockets-sansio", log_config=log_config(log_format.value),
         # frames over MAX_FRAME_BYTES get a "too_large" error; far larger ones close the socket
         ws_max_size=16 * MAX_FRAME_BYTES, ws_per_message_deflate=False,
-        proxy_headers=False, server_header=False,
+        proxy_headers=bool(trusted_proxy), forwarded_allow_ips=trusted_proxy or None,
+        server_header=False, timeout_graceful_shutdown=graceful_timeout,
     )
 
 

@@ -251,6 +251,11 @@ class PgStore(Store):
             self._db = _PgConnection(self._connect, self._lock)  # type: ignore[assignment]
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to {self.path}: {exc}") from exc
+        # the SQLite store's read connection and locks are this one connection and lock here
+        # (PostgreSQL serves many workers at once; no file lock keeps a second one away)
+        self._rdb = self._db
+        self._wlock = self._rlock = self._lock
+        self._lock_file = None
         self._migrate()
 
     def _connect(self) -> Any:
