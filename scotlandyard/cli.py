@@ -115,6 +115,9 @@ def replay(
     file: Annotated[Path, typer.Argument(help="A game record (text or JSON).")],
     step: Annotated[bool, typer.Option(
         "--step", help="Show the full board after each move and wait for Enter.")] = False,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", help="Write the post-game analysis chart to this PNG (needs matplotlib) and stop.",
+        dir_okay=False)] = None,
 ) -> None:
     """Print a recorded game move by move. A public record keeps Mr X's hidden moves hidden."""
     out = _console()
@@ -123,6 +126,9 @@ def replay(
         game = record.reconstruct(random.Random(0))
     except RecordError as exc:
         _fail(str(exc))
+    if plot is not None:
+        _plot_record(record, game, plot, out)
+        return
     public = record.hidden
     moves = game.moves
     while game.ply:
@@ -170,6 +176,28 @@ def replay(
     else:
         out.print("[bold]Result:[/] unfinished")
     out.print(f"Mr X's path: {render.mr_x_path(final)}")
+
+
+def _plot_record(record: Record, game: Game, path: Path, out: Console) -> None:
+    """``replay --plot``: the analysis chart of a full record (Mr X's path known)."""
+    if record.hidden:
+        _fail("this is a public record (Mr X's stations hidden): the analysis needs the full record")
+    try:
+        from .analysis import analyse
+        from .analysis import plot as draw
+    except ImportError as exc:  # pragma: no cover - matplotlib is in the plot extra
+        _fail(f"--plot needs matplotlib (pip install 'scotlandyard[plot]'): {exc}")
+    data = analyse(game)
+    try:
+        draw(data, str(path), title=record.event or "Scotland Yard")
+    except ImportError as exc:
+        _fail(f"--plot needs matplotlib (pip install 'scotlandyard[plot]'): {exc}")
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror or exc}")
+    close = ", ".join(f"round {r['round']} ({r['piece']}, {r['distance']} moves)" for r in data["closest"])
+    out.print(f"Analysis chart written to {escape(str(path))}. Closest to capture: {close or '–'}; "
+              f"black tickets in slots {data['black'] or '–'}; double moves in rounds {data['doubles'] or '–'}.",
+              soft_wrap=True)
 
 
 @app.command()

@@ -648,8 +648,14 @@ def test_state_probability_and_possible_history_are_the_public_beliefs(client, s
             hist = [{"slot": a, "round": b, "possible": sorted(c)}
                     for a, b, c in possible_history(mirror.view("spectator"))]
             assert state["possible_history"] == hist and hist
+            # the post-game analysis (Mr X's true path) comes only now, the same for everyone
+            from scotlandyard.analysis import analyse
+            assert state["analysis"] == json.loads(json.dumps(analyse(mirror)))
+            det = until(wd, lambda m, v=mirror.ply: m["type"] == "state" and m["version"] == v)
+            assert det["analysis"] == state["analysis"]
             break
         assert state["possible_history"] is None
+        assert state["analysis"] is None  # nothing of Mr X's path before the end
         ws = wx if mirror.to_move == "X" else wd
         move = rng.choice(mirror.legal_moves())
         mirror.push(move)

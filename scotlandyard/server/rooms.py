@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai import Agent, agent_names, make_agent
+from ..analysis import analyse
 from ..belief import possible_history, probability_map
 from ..game import Game, IllegalMove
 from ..move import MR_X, Move, NotationError
@@ -132,6 +133,7 @@ class Room:
         self.hotseat = hotseat
         self.commitments = commitments
         self._beliefs: tuple[int, dict[str, float], list[dict[str, Any]] | None] | None = None
+        self._analysis: tuple[int, dict[str, Any]] | None = None  # (ply, post-game analysis)
         self.connections: set[Connection] = set()
         now = time.monotonic()
         self._absent_since: dict[str, float] = {p: now for p in game.pieces}
@@ -196,6 +198,15 @@ class Room:
         self._beliefs = (version, prob, history)
         return prob, history
 
+    def analysis(self) -> dict[str, Any] | None:
+        """The post-game analysis (``scotlandyard.analysis``) once the game is over, else
+        ``None``: it uses Mr X's true path, so it is never sent before the end."""
+        if not self.game.is_over():
+            return None
+        if self._analysis is None or self._analysis[0] != self.game.ply:
+            self._analysis = (self.game.ply, analyse(self.game))
+        return self._analysis[1]
+
     def state(self, key: str, seats: dict[str, Any] | None = None) -> dict[str, Any]:
         """The ``state`` message for the view ``key``."""
         prob, history = self.public_beliefs()
@@ -207,6 +218,7 @@ class Room:
             "openings": self.openings(),
             "probability": prob,
             "possible_history": history,
+            "analysis": self.analysis(),
             "version": self.game.ply,
         }
 

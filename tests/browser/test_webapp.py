@@ -331,18 +331,27 @@ def test_keyboard_only_play(server: str, new_page: Any) -> None:
     assert focused in legal
     ring = page.evaluate("getComputedStyle(document.activeElement.querySelector('.st-target-ring')).strokeWidth")
     assert ring == "4px"  # visible focus
-    if len(legal) > 1:
-        page.keyboard.press("ArrowRight")
-        nxt = int(page.evaluate("document.activeElement.dataset.station"))
-        assert nxt in legal and nxt != focused
-        page.keyboard.press("ArrowLeft")
-        assert int(page.evaluate("document.activeElement.dataset.station")) == focused
+    # the arrow keys go to the nearest station in that direction on the map (any station)
+    board = httpx.get(f"{server}/api/board?board=classic").json()["positions"]
+    page.keyboard.press("ArrowRight")
+    nxt = int(page.evaluate("document.activeElement.dataset.station"))
+    assert nxt != focused and board[str(nxt)][0] > board[str(focused)][0]
+    page.keyboard.press("ArrowUp")
+    up = int(page.evaluate("document.activeElement.dataset.station"))
+    assert board[str(up)][1] < board[str(nxt)][1]
+    if up not in legal:  # Enter on a station that cannot be played says why
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".board-note:not([hidden])")
+    page.keyboard.press("g")  # back to the board's first target
+    assert int(page.evaluate("document.activeElement.dataset.station")) == legal[0]
     old = version(page)
     page.keyboard.press("Enter")
     if page.locator("#popup").is_visible():
         assert page.evaluate("document.activeElement.classList.contains('ticket-btn')")
         page.keyboard.press("Enter")
     wait_version_change(page, old)
+    # after the move the focus is back on the board
+    page.wait_for_function("() => !!document.activeElement.closest('.board-svg')")
     # now type a move: the box suggests the legal moves and Enter plays the chosen one
     assert wait_turn_or_over(page) == "mine"
     page.focus("#move-input")

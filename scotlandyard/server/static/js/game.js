@@ -7,6 +7,8 @@ import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
 import { verifyOpenings } from "./verify.js";
 import { h } from "./dom.js";
+import { play as playSound, setSound, soundOn } from "./sound.js";
+import { renderAnalysis } from "./analysis.js";
 
 const TOKENS_KEY = "sy.tokens";
 const TICKET_KINDS = ["taxi", "bus", "underground", "black", "double"];
@@ -34,6 +36,64 @@ function $(root, sel) {
 }
 
 
+/** The replay step in the URL fragment (#t=…&ply=N), or null. */
+export function plyFromHash() {
+  const m = /(?:^#|&)ply=(\d+)/.exec(location.hash);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Walk the public history from the start: every piece's station after `step` moves (null
+ * where the viewer does not know it), each piece's last move as a trail
+ * ({piece, path, tickets}), and the number of Mr X's log slots filled.
+ */
+export function walk(view, step = view.history.length) {
+  const pos = { ...view.start };
+  const last = {};
+  let slots = 0;
+  for (const m of view.history.slice(0, step)) {
+    const mv = parseMove(m.move);
+    if (!mv.steps.length) continue;
+    const path = [pos[m.piece] ?? null, ...mv.steps.map((x) => x.to)];
+    last[m.piece] = { piece: m.piece, path, tickets: mv.steps.map((x) => x.ticket) };
+    pos[m.piece] = destination(mv);
+    if (m.piece === "X") slots += mv.steps.length;
+  }
+  return { pos, trails: Object.values(last), slots };
+}
+
+/**
+ * Tickets held after `step` moves, worked back from the final counts: what was spent after
+ * the step is given back, and Mr X gives back what he was handed (classic rules).
+ */
+export function ticketsAt(view, step) {
+  const out = {};
+  for (const [p, tk] of Object.entries(view.tickets)) out[p] = { ...tk };
+  const rules = view.rules;
+  const pooled = rules.pooled_supply ? Object.keys(view.stations).filter((p) => p.startsWith("D")) : null;
+  const add = (p, k, n) => {
+    const row = out[p];
+    if (!row || row[k] === null || row[k] === undefined) return;
+    row[k] += n;
+  };
+  for (const m of view.history.slice(step)) {
+    const mv = parseMove(m.move);
+    if (mv.take) { // Mr X took a ticket from a detective
+      add(mv.take.from, mv.take.ticket, 1);
+      add("X", mv.take.ticket, -1);
+      continue;
+    }
+    if (m.piece.startsWith("P")) continue; // police travel free
+    for (const st of mv.steps) {
+      if (m.piece.startsWith("D") && pooled) for (const d of pooled) add(d, st.ticket, 1);
+      else add(m.piece, st.ticket, 1);
+      if (m.piece.startsWith("D") && rules.ticket_handover) add("X", st.ticket, -1);
+    }
+    if (m.piece === "X" && mv.steps.length === 2) add("X", "double", 1);
+  }
+  return out;
+}
+
 function count(v) {
   return v === null ? "∞" : v === undefined ? "–" : String(v);
 }
@@ -55,6 +115,9 @@ export class GamePage {
     this.replayStep = null; // null: live position
     this.verified = null;
     this.queue = Promise.resolve();
+    this.shownHistory = null; // history length of the state on screen (to animate what is new)
+    this.animMoves = null; // {piece: {path, tickets}} to animate in the next board drawing
+    this.hashPly = plyFromHash();
     this.root = document.getElementById("tpl-game").content.firstElementChild.cloneNode(true);
     app.replaceChildren(this.root);
     applyI18n(this.root);
@@ -95,12 +158,55 @@ export class GamePage {
     $(r, "#replay-prev").addEventListener("click", () => this.setReplay(Math.max(0, this.currentStep() - 1)));
     $(r, "#replay-next").addEventListener("click", () => this.setReplay(this.currentStep() + 1));
     $(r, "#replay-last").addEventListener("click", () => this.setReplay(null));
-    document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape") {
-        if (!$(r, "#popup").hidden) this.closePopup();
-        else this.cancelStep();
-      }
-    });
+    const sound = $(r, "#tg-sound");
+    sound.setAttribute("aria-pressed", soundOn() ? "true" : "false");
+    sound.addEventListener("click", () => this.toggleSound());
+    document.addEventListener("keydown", (e) => this.onShortcut(e));
+  }
+
+  toggleSound() {
+    const on = !soundOn();
+    setSound(on);
+    $(this.root, "#tg-sound").setAttribute("aria-pressed", on ? "true" : "false");
+    if (on) playSound("move", "taxi");
+  }
+
+  /** Page-wide keys (see the shortcut list on the page); none while typing in a field. */
+  onShortcut(e) {
+    const r = this.root;
+    if (e.key === "Escape") {
+      if (!$(r, "#popup").hidden) this.closePopup();
+      else this.cancelStep();
+      return;
+    }
+    const tag = document.activeElement?.tagName;
+    if (e.ctrlKey || e.metaKey || e.altKey || ["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
+    const flip = (id) => {
+      const box = $(r, id);
+      if (box.disabled || box.closest("label").hidden) return;
+      box.checked = !box.checked;
+      box.dispatchEvent(new Event("change"));
+    };
+    const key = e.key.toLowerCase();
+    if (key === "b") flip("#tg-black");
+    else if (key === "d") flip("#tg-double");
+    else if (key === "r") flip("#tg-reveal");
+    else if (key === "m") { e.preventDefault(); $(r, "#move-input").focus(); }
+    else if (key === "g") { e.preventDefault(); this.focusBoard(); }
+    else if (key === "s") this.toggleSound();
+    else if (key === "p" && this.picker?.passMove) this.play(this.picker.passMove.text);
+    else if (e.key === "?") { const box = $(r, "#shortcuts"); box.open = !box.open; }
+    else if (this.msg?.view.outcome && (e.key === "," || e.key === ".")) {
+      this.setReplay(Math.max(0, this.currentStep() + (e.key === "," ? -1 : 1)));
+    }
+  }
+
+  /** Put the keyboard focus on the board: the first legal target, else the board itself. */
+  focusBoard() {
+    if (!this.board) return;
+    const targets = this.board.targets;
+    if (targets.length) this.board.focusStation(targets[0]);
+    else this.board.svg.focus({ preventScroll: true });
   }
 
   setConnection(status) {
@@ -219,12 +325,81 @@ export class GamePage {
     this.root.dataset.version = msg.version;
     this.root.dataset.over = msg.view.outcome ? "1" : "0";
     if (this.replayStep !== null && !msg.view.outcome) this.replayStep = null;
+    this.noteNewMoves(msg.view, first);
+    if (first && msg.view.outcome && this.hashPly !== null) this.replayStep = this.hashPly >= msg.view.history.length ? null : this.hashPly;
     this.redraw();
+    this.animMoves = null;
+    if (this.revealNote != null) { // Mr X has just shown himself: say where, by the station
+      this.board.showNote(this.revealNote, t("board.revealed", { station: this.revealNote }), "reveal");
+      this.revealNote = null;
+    }
     if (msg.view.outcome && !this.verifying && msg.openings) {
       this.verifying = true;
       this.verify();
     }
-    if (first) this.board?.fit();
+    const ended = msg.view.outcome && !this.wasOver;
+    this.wasOver = !!msg.view.outcome;
+    if (first) this.firstZoom();
+    else if (ended && window.innerWidth <= 600) {
+      // the game is over: show Mr X's whole path and the pieces
+      const v = msg.view;
+      this.board.zoomTo([v.start.X, ...v.log.map((e) => e.station), ...Object.values(v.stations)].filter((x) => x != null));
+    } else if (window.innerWidth <= 600 && this.isMyTurn(msg.view)) {
+      // on a phone, follow the piece whose turn it is
+      const piece = this.picker?.piece ?? msg.view.to_move;
+      if (piece !== this.zoomedPiece) this.zoomToTurn();
+    }
+    if (this.wantFocus) {
+      this.wantFocus = false;
+      if (this.isMyTurn(msg.view)) this.focusBoard();
+      else this.board?.svg.focus({ preventScroll: true });
+    }
+  }
+
+  /** The whole board on a laptop; on a phone, the player's own pieces (or the targets). */
+  firstZoom() {
+    if (!this.board) return;
+    this.board.fit();
+    if (window.innerWidth > 600) return;
+    this.zoomToTurn();
+  }
+
+  /** Phone: zoom to the piece to move and its targets (else all own pieces), big enough to tap. */
+  zoomToTurn() {
+    const view = this.msg.view;
+    const at = (p) => (p === "X" ? view.mr_x_station : view.stations[p]);
+    const piece = this.isMyTurn(view) ? (this.picker?.piece ?? view.to_move) : null;
+    this.zoomedPiece = piece;
+    const own = this.pieces.map(at).filter((s) => s != null);
+    let list = piece ? [...this.board.targets, at(piece)].filter((s) => s != null) : own;
+    // a revealed Mr X is shown too when he fits on the screen with them
+    if (view.side !== "mr_x" && view.mr_x_station != null && this.board.fits([...list, view.mr_x_station], 1.05)) {
+      list = [...list, view.mr_x_station];
+    }
+    this.board.zoomTo(list.length ? list : Object.values(view.stations), 1.05);
+  }
+
+  /** Moves new since the state on screen: animate them, and sound them (if on). */
+  noteNewMoves(view, first) {
+    const before = this.shownHistory;
+    this.shownHistory = view.history.length;
+    if (first || before === null || view.history.length <= before || view.history.length - before > 8) return;
+    const prev = walk(view, before).pos;
+    const moves = {};
+    let ticket = null;
+    for (const m of view.history.slice(before)) {
+      const mv = parseMove(m.move);
+      if (!mv.steps.length) continue;
+      const from = moves[m.piece] ? moves[m.piece].path.at(-1) : prev[m.piece];
+      moves[m.piece] = { path: [from ?? null, ...mv.steps.map((x) => x.to)], tickets: mv.steps.map((x) => x.ticket) };
+      ticket = mv.steps.at(-1).ticket;
+    }
+    this.animMoves = moves;
+    const revealed = moves.X && view.log.slice(-2).some((e) => e.reveal && e.station != null);
+    if (revealed && view.side !== "mr_x" && !view.outcome) this.revealNote = view.mr_x_station;
+    if (view.outcome?.reason === "caught") playSound("capture");
+    else if (revealed) playSound("reveal");
+    else if (ticket) playSound("move", ticket);
   }
 
   redraw() {
@@ -238,6 +413,7 @@ export class GamePage {
     this.renderHistory(view);
     this.renderCommitments();
     this.renderOutcome(view);
+    this.renderAnalysisCard(view);
     this.renderPlay();
     this.renderBoard();
   }
@@ -283,21 +459,24 @@ export class GamePage {
     const body = $(this.root, "#players tbody");
     body.replaceChildren();
     const seats = this.msg.seats || {};
+    const step = view.outcome ? this.replayStep : null;
+    const at = step === null ? null : { pos: walk(view, step).pos, tickets: ticketsAt(view, step) };
+    body.closest("table").dataset.step = step === null ? "" : String(step);
     for (const piece of view.rules ? ["X", ...Object.keys(view.stations)] : []) {
-      const tickets = view.tickets[piece] || {};
+      const tickets = (at ? at.tickets[piece] : view.tickets[piece]) || {};
       const seat = seats[piece] || {};
-      const station = piece === "X" ? view.mr_x_station : view.stations[piece];
+      const station = at ? at.pos[piece] : piece === "X" ? view.mr_x_station : view.stations[piece];
       const agent = seat.agent && has(`level.${seat.agent}`) ? t(`level.${seat.agent}`) : (seat.agent ?? "");
       const seatText = seat.kind === "ai" ? `${t("seat.ai")}: ${agent}` : t("seat.human");
       const seatLine = h("span", { class: `seat seat-${seat.kind || "human"}${seat.connected ? " online" : ""}`,
         title: seat.connected ? t("seat.connected") : t("seat.offline"), text: seatText });
       if (this.role && this.role !== "spectator" && !view.outcome) {
         if (seat.kind === "human" && (this.pieces.includes(piece) || !seat.connected)) {
-          seatLine.append(" ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.takeover"),
+          seatLine.append(" · ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.takeover"),
             title: t("seat.takeover_hint"), dataset: { action: "takeover", piece },
             onclick: () => this.socket.send({ type: "takeover", piece, agent: "medium" }) }));
         } else if (seat.kind === "ai" && this.pieces.includes(piece)) {
-          seatLine.append(" ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.reclaim"),
+          seatLine.append(" · ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.reclaim"),
             dataset: { action: "reclaim", piece },
             onclick: () => this.socket.send({ type: "reclaim", piece }) }));
         }
@@ -409,6 +588,19 @@ export class GamePage {
     $(replay, "#replay-pos").textContent = t("replay.position", { step: this.currentStep(), total: view.history.length });
   }
 
+  renderAnalysisCard(view) {
+    const card = $(this.root, "#analysis");
+    const data = view.outcome ? this.msg.analysis : null;
+    card.hidden = !data;
+    if (!data) return;
+    renderAnalysis($(card, "#analysis-body"), data, (round) => {
+      // the position after that round's last move
+      let step = 0;
+      view.history.forEach((m, i) => { if (m.round <= round) step = i + 1; });
+      this.setReplay(step);
+    });
+  }
+
   currentStep() {
     return this.replayStep ?? this.msg.view.history.length;
   }
@@ -417,8 +609,12 @@ export class GamePage {
     if (!this.msg?.view.outcome) return;
     const total = this.msg.view.history.length;
     this.replayStep = step === null || step >= total ? null : Math.max(0, step);
+    const shown = this.replayStep ?? total;
+    const hash = location.hash.replace(/&ply=\d+/, "");
+    history.replaceState(null, "", `${location.pathname}${hash}&ply=${shown}`);
     this.renderOutcome(this.msg.view);
     this.renderHistory(this.msg.view);
+    this.renderPlayers(this.msg.view);
     this.renderBoard();
   }
 
@@ -436,9 +632,15 @@ export class GamePage {
     let lastSeen = null;
     if (!view.outcome && view.side !== "mr_x") {
       const seen = [...view.log].reverse().find((e) => e.reveal && e.station != null);
-      if (seen) lastSeen = { station: seen.station, slot: seen.slot };
+      if (seen) {
+        lastSeen = { station: seen.station, slot: seen.slot, round: seen.round,
+          tickets: view.log.filter((e) => e.slot > seen.slot).map((e) => e.ticket) };
+      }
     }
-    this.board.setPieces(stations, { active, ghost, lastSeen });
+    const own = this.pieces.find((p) => p === view.to_move) ?? this.pieces[0];
+    this.board.home = own === "X" ? view.mr_x_station : view.stations[own];
+    this.board.setTrails(walk(view).trails);
+    this.board.setPieces(stations, { active, ghost, lastSeen, moves: this.animMoves });
     if (this.picker?.freeOrder) {
       for (const p of this.picker.pieces()) {
         this.board.piecesLayer.querySelector(`[data-piece="${p}"]`)?.classList.add("selectable");
@@ -459,14 +661,8 @@ export class GamePage {
 
   /** Positions after `step` moves of the history (the whole game is known at the end). */
   renderReplayBoard(view, step) {
-    const pos = { ...view.start };
-    let slots = 0;
-    for (const m of view.history.slice(0, step)) {
-      const mv = parseMove(m.move);
-      const to = destination(mv);
-      if (to != null) pos[m.piece] = to;
-      if (m.piece === "X") slots += mv.steps.length;
-    }
+    const { pos, trails, slots } = walk(view, step);
+    this.board.setTrails(trails);
     this.board.setPieces(pos, {});
     const log = view.log.slice(0, slots);
     this.board.setPath([view.start.X, ...log.map((e) => e.station)], ["", ...log.map((e) => String(e.slot))]);
@@ -582,7 +778,7 @@ export class GamePage {
       this.board.setChosen(null);
       return;
     }
-    this.board.setTargets(p.destinations(), p.stage === 1 ? "second" : "move");
+    this.board.setTargets(p.destinations(), p.stage === 1 ? "second" : "move", p.options());
     this.board.setChosen(p.first ? p.first.to : null);
   }
 
@@ -611,8 +807,56 @@ export class GamePage {
   }
 
   onStation(station) {
-    if (!this.picker || this.pending) return;
+    if (!this.msg || this.covered) return;
+    const why = this.whyNot(station);
+    if (why) {
+      this.board.showNote(station, why, "why");
+      const node = this.board.stationNodes.get(station);
+      node?.classList.add("refused");
+      setTimeout(() => node?.classList.remove("refused"), 700);
+      return;
+    }
+    this.board.hideNote();
     this.handleChoice(station, this.picker.choose(station));
+  }
+
+  /** Why `station` cannot be played now (a sentence), or null when it can. */
+  whyNot(station) {
+    const view = this.msg.view;
+    if (view.outcome) return t("why.over");
+    if (this.role === "spectator") return t("why.spectator");
+    if (this.pending) return t("play.sending");
+    const p = this.picker;
+    if (!p) {
+      const who = view.pieces_to_move.map(pieceName).join(", ");
+      return t("why.not_your_turn", { pieces: who });
+    }
+    if (p.takeMoves.length) return t("play.hint_take");
+    if (p.destinations().includes(station)) return null;
+    const piece = p.piece ?? view.to_move;
+    const from = p.first ? p.first.to : piece === "X" ? view.mr_x_station : view.stations[piece];
+    if (station === from) return t("why.here", { piece: pieceName(piece) });
+    const stations = { ...view.stations };
+    if (view.side === "mr_x" && view.mr_x_station != null) stations.X = view.mr_x_station;
+    const standing = Object.entries(stations).find(([q, s]) => s === station && q !== piece);
+    if (standing && (standing[0] !== "X" || piece === "X")) return t("why.occupied", { piece: pieceName(standing[0]) });
+    if (p.passMove && !p.destinations().length) return t("play.hint_pass");
+    const key = from < station ? `${from}-${station}` : `${station}-${from}`;
+    const kinds = this.board.pairs.get(key) || [];
+    if (!kinds.length) return t("why.no_line", { from, to: station });
+    const tickets = view.tickets[piece] || {};
+    if (piece !== "X") {
+      if (kinds.every((k) => k === "ferry")) return t("why.ferry_mr_x");
+      const empty = kinds.filter((k) => k !== "ferry" && tickets[k] === 0);
+      if (empty.length) return t("why.no_ticket", { ticket: t(`ticket.${empty[0]}`) });
+    } else {
+      if (p.black && !tickets.black) return t("why.no_ticket", { ticket: t("ticket.black") });
+      if (kinds.every((k) => k === "ferry") && !tickets.black) return t("why.no_ticket", { ticket: t("ticket.black") });
+      const empty = kinds.filter((k) => k !== "ferry" && tickets[k] === 0);
+      if (empty.length === kinds.length) return t("why.no_ticket", { ticket: t(`ticket.${empty[0]}`) });
+      if (p.double && !p.first) return t("why.double_first");
+    }
+    return t("why.not_legal", { station });
   }
 
   handleChoice(station, res) {
@@ -666,6 +910,9 @@ export class GamePage {
     }
     const id = this.socket.send({ type: "move", move: text });
     this.pending = { id, text };
+    this.wantFocus = true;
+    this.board?.hideNote();
+    this.board?.svg.focus({ preventScroll: true });
     this.closePopup();
     $(this.root, "#move-input").value = "";
     this.hideSuggestions();
