@@ -52,6 +52,10 @@ class QuitGame(Exception):
 
 def check_controller(name: str) -> str:
     """``name`` if it is ``human`` or a registered agent; raises ``ValueError`` otherwise."""
+    if ":" in name and name not in agent_names():  # a trained policy, module:attribute
+        from .env.policy import register_policy
+
+        register_policy(name)
     known = [HUMAN, *agent_names()]
     if name not in known:
         raise ValueError(f"unknown player {name!r} (choose from: {', '.join(known)})")

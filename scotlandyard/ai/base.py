@@ -84,10 +84,15 @@ def agent_names() -> list[str]:
 def make_agent(name: str, side: str | None = None, **options: Any) -> Agent:
     """Build the agent called ``name`` for ``side`` (``"mr_x"`` or ``"detectives"``)."""
     _load_builtin()
+    if name not in _REGISTRY and isinstance(name, str) and ":" in name:
+        from ..env.policy import register_policy  # a trained policy, "module:attribute"
+
+        register_policy(name)
     try:
         factory = _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown agent {name!r} (known: {', '.join(sorted(_REGISTRY))})") from None
+        raise ValueError(f"unknown agent {name!r} (known: {', '.join(sorted(_REGISTRY))}; "
+                         "or a policy as module:attribute)") from None
     try:
         return factory(side=side, **options)
     except TypeError as exc:

@@ -38,6 +38,7 @@ from .encoding import OBS_VERSION, Encoder, LayoutError, ObservationLayout, enco
 from .graph import adjacency
 from .match import Match
 from .pettingzoo import ScotlandYardAEC, aec_env, raw_env
+from .policy import PolicyAgent, PolicyError, register_policy
 from .turns import decisions
 
 GYM_IDS = ("scotlandyard/MrX-v0", "scotlandyard/Detectives-v0")
@@ -55,6 +56,6 @@ _register()
 __all__ = [
     "DEFER", "DOUBLE_FIRST", "GYM_IDS", "INFO_KEYS", "N_ACTIONS", "OBS_VERSION", "PASS", "REVEAL",
     "SINGLE", "TAKE", "BatchSim", "Encoder", "InvalidAction", "LayoutError", "Match", "MoveBatch",
-    "ObservationLayout", "ScotlandYardAEC", "adjacency", "agent_name", "aec_env", "decisions",
-    "describe_action", "encode_view", "move_actions", "piece_of", "raw_env",
+    "ObservationLayout", "PolicyAgent", "PolicyError", "ScotlandYardAEC", "adjacency", "agent_name", "aec_env", "decisions",
+    "describe_action", "encode_view", "move_actions", "piece_of", "raw_env", "register_policy",
 ]

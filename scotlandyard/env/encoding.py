@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -240,6 +241,12 @@ class _Static:
                         obs[off + i] = row[s - 1]
 
 
+@lru_cache(maxsize=32)
+def _static_for(rules: Rules, probability: bool, board_features: bool) -> _Static:
+    return _Static(rules, ObservationLayout.make(probability=probability,
+                                                 board_features=board_features))
+
+
 def encode_view(view: PlayerView, *, selected: str | None = None,
                 pending: tuple[int, int] | None = None,
                 layout: ObservationLayout | None = None) -> np.ndarray:
@@ -250,7 +257,7 @@ def encode_view(view: PlayerView, *, selected: str | None = None,
     """
     rules = view.rules
     lay = layout or ObservationLayout.make()
-    static = _Static(rules, lay)
+    static = _static_for(rules, lay.probability, lay.board_features)
     obs = static.base.copy()
     part = lay.split(obs)
     pieces = static.pieces

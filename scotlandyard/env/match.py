@@ -17,6 +17,8 @@ tests check the mask against the engine's moves in every state they visit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..game import Game
@@ -50,6 +52,34 @@ def as_action(action: object) -> int | None:
     return int(action)
 
 
+def actions_from_moves(moves: Sequence[Move], piece: str, pending: tuple[int, int] | None,
+                       can_defer: bool) -> tuple[list[int], dict[int, Move]]:
+    """The legal actions of ``piece`` given the engine's legal ``moves`` (increasing), and the
+    ``take`` actions' moves. A double move's first step is legal when some double move starts
+    with it; while one is ``pending``, its legal second steps. A hunter with no move has
+    ``pass`` (in free order only when the engine offers it); ``can_defer`` adds ``defer`` (free order, an unmoved hunter sits after it)."""
+    if piece != MR_X:
+        out = sorted(int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
+                     for m in moves if m.piece in (None, piece) and not m.is_pass)
+        if not out and any(m.is_pass and m.piece in (None, piece) for m in moves):
+            out.append(PASS)  # R-ORDER-FREE: a pass only when no unmoved piece can move
+        if can_defer:
+            out.append(DEFER)
+        return out, {}
+    if pending is not None:
+        t1, d1 = pending
+        return sorted({SINGLE + int(m.ticket2) * STATIONS + m.to2 - 1  # type: ignore[arg-type, operator]
+                       for m in moves if m.is_double and m.ticket == t1 and m.to == d1}), {}
+    takes = {TAKE + int(m.ticket): m for m in moves if m.take_from is not None}  # type: ignore[arg-type]
+    if takes:
+        return sorted(takes), takes
+    out_set: set[int] = set()
+    for m in moves:
+        a = int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
+        out_set.add(DOUBLE_FIRST + a if m.is_double else REVEAL + a if m.reveal else SINGLE + a)
+    return sorted(out_set), {}
+
+
 class Match:
     """A :class:`~scotlandyard.Game` plus the pending double-move step and, in free order,
     the selected hunter. ``game`` is the referee's truth: never hand it to an agent."""
@@ -60,7 +90,7 @@ class Match:
         self._game: Game | None = None
         self.pending: tuple[int, int] | None = None  # Mr X's first step (ticket, station)
         self.pointer: str | None = None  # free order: the selected hunter
-        self._cache_key: tuple | None = None
+        self._cache_key: tuple[object, ...] | None = None
         self._cache: list[int] = []
         self._takes: dict[int, Move] = {}
 
@@ -96,7 +126,7 @@ class Match:
             return to_move
         return self.pointer if self.pointer is not None else to_move
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (id(self.game), self.game.ply, self.pending, self.pointer)
 
     # ---- legal actions -----------------------------------------------------------------------
@@ -119,34 +149,15 @@ class Match:
 
     def _compute(self) -> list[int]:
         """The legal actions of the selected agent, read off ``game.legal_moves()`` (so the mask
-        is exact by construction): a double move's first step is legal when some double move
-        starts with it; while one is pending, its legal second steps."""
-        g = self.game
+        is exact by construction)."""
         piece = self.selected
         if piece is None:
             return []
-        moves = g.legal_moves()
-        if piece != MR_X:
-            out = sorted(int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
-                         for m in moves if m.piece in (None, piece) and not m.is_pass)
-            if not out and any(m.is_pass and m.piece in (None, piece) for m in moves):
-                out.append(PASS)  # R-ORDER-FREE: a pass only when no unmoved piece can move
-            if self.pointer is not None and self._next_unmoved() is not None:
-                out.append(DEFER)
-            return out
-        if self.pending is not None:
-            t1, d1 = self.pending
-            return sorted({SINGLE + int(m.ticket2) * STATIONS + m.to2 - 1  # type: ignore[arg-type, operator]
-                           for m in moves if m.is_double and m.ticket == t1 and m.to == d1})
-        takes = [m for m in moves if m.take_from is not None]
+        can_defer = self.pointer is not None and self._next_unmoved() is not None
+        acts, takes = actions_from_moves(self.game.legal_moves(), piece, self.pending, can_defer)
         if takes:
-            self._takes = {TAKE + int(m.ticket): m for m in takes}  # type: ignore[arg-type]
-            return sorted(self._takes)
-        out_set: set[int] = set()
-        for m in moves:
-            a = int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
-            out_set.add(DOUBLE_FIRST + a if m.is_double else REVEAL + a if m.reveal else SINGLE + a)
-        return sorted(out_set)
+            self._takes = takes
+        return acts
 
     def _next_unmoved(self) -> str | None:
         waiting = self.game.pieces_to_move

@@ -75,6 +75,10 @@ def serve(
         help="Address(es) of a reverse proxy (nginx) whose X-Forwarded-For names the client "
              "(comma-separated; empty: trust none). Per-client limits then see real clients.")
     ] = "",
+    agent_module: Annotated[list[str] | None, typer.Option(
+        "--agent-module", help="A trained policy to offer as an AI seat, as module:attribute "
+                               "(a callable obs, mask -> action, an SB3 model, or an agent; "
+                               "docs/env.md). Repeatable. Seats name it by that text.")] = None,
 ) -> None:
     """Run the web app and game server (lobby, games, WebSocket protocol for bots).
 
@@ -85,6 +89,14 @@ def serve(
     from .app import create_app
     from .protocol import MAX_FRAME_BYTES
 
+    for spec in agent_module or []:
+        from ..env.policy import PolicyError, register_policy
+
+        try:
+            register_policy(spec)
+        except (PolicyError, ModuleNotFoundError) as exc:
+            typer.echo(f"error: --agent-module {spec}: {exc}", err=True)
+            raise typer.Exit(2) from None
     app = create_app(db, ai_delay=ai_delay, ai_workers=ai_workers)
     # Compile (or load from cache) the MCTS kernel in the background, so that the first AI
     # seat to think does not wait for numba.
