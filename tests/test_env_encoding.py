@@ -51,7 +51,7 @@ def engine_actions(m: Match) -> set[int]:
                 out.add(acts[1])
         else:
             out.add(acts[0])
-    if m.pointer is not None:
+    if m.pointer is not None and not (m.wrapped and out):  # once round, only stuck pieces defer
         waiting = g.pieces_to_move
         if waiting.index(m.pointer) + 1 < len(waiting):
             out.add(DEFER)
@@ -276,9 +276,11 @@ def test_layout_names_every_fact() -> None:
 
 def test_layout_has_one_size_for_every_preset_and_pads_absent_seats() -> None:
     sizes = set()
-    for name in Rules.PRESETS:
-        for n in (1, 2, 3, 4, 5):
-            rules = Rules.preset(name, n)
+    from scotlandyard.rules import PRESET_TABLE
+
+    for preset in PRESET_TABLE:
+        for n in range(preset.detectives[0], preset.detectives[1] + 1):
+            rules = preset.rules(n)
             enc = Encoder(rules)
             g = Game.new(rules, seed=n)
             obs = enc.encode(g, "X", selected="X")
@@ -321,3 +323,20 @@ def test_optional_probability_map_and_board_features() -> None:
         assert np.isclose(parts["piece_distance"][i] * 10,
                           min(board.distance(g.station(p), x) for x in poss))
     assert (obs >= 0).all() and (obs <= 1).all()
+
+
+def test_free_order_round_cannot_loop_under_a_policy_that_always_defers() -> None:
+    """R-ORDER-FREE with a stuck last piece: always playing ``defer`` when offered still ends
+    every round (once the choice has gone back to the first piece, only stuck pieces defer)."""
+    for name in ("new2_scarce", "new3", "new_2p"):
+        rules = ALL_RULES[name]()
+        for seed in range(6):
+            m = Match(rules)
+            m.reset(seed=seed)
+            steps = 0
+            while m.legal_actions():
+                acts = m.legal_actions()
+                m.apply(DEFER if DEFER in acts else acts[0])
+                steps += 1
+                assert steps < 2000, "a round loops"
+            assert m.game.is_over()

@@ -45,7 +45,7 @@ def agent_game(rules: Rules, start: dict[str, int], agents: dict[str, PolicyAgen
     return list(g.moves)
 
 
-@pytest.mark.parametrize("name", ["classic5", "new_2p", "new3", "classic_extra_reveal"])
+@pytest.mark.parametrize("name", ["classic5", "new_2p", "new3", "new2_scarce", "classic_extra_reveal"])
 @pytest.mark.parametrize("x_policy", ["first", "last"])
 def test_policy_agent_plays_exactly_the_env_game(name: str, x_policy: str) -> None:
     """The same deterministic policies give the same game through the env and as agents:

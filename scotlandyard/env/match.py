@@ -8,8 +8,9 @@ The engine moves one piece per move; the envs' fixed action space (see
   the engine's double move is pushed once both are chosen (R-MRX-DOUBLE);
 - in free order (R-ORDER-FREE) the *selected* hunter either moves or defers to the next
   unmoved hunter in seat order. After every hunter move the lowest unmoved hunter is
-  selected again. Any order of the pieces can be played, and a game cannot loop: a hunter
-  can defer only while an unmoved hunter sits after it.
+  selected again. Any order of the pieces can be played. The last unmoved hunter defers
+  only when it is stuck while another may still move (the choice goes back to the first);
+  after that only hunters without a move may defer, so a round cannot loop.
 
 The action mask is read off ``game.legal_moves()``: the rules live in the engine only, and
 tests check the mask against the engine's moves in every state they visit.
@@ -52,6 +53,27 @@ def as_action(action: object) -> int | None:
     return int(action)
 
 
+def defer_target(waiting: Sequence[str], piece: str, moves: Sequence[Move],
+                 wrapped: bool) -> str | None:
+    """Free order (R-ORDER-FREE): the hunter that ``defer`` selects after ``piece``, or ``None``
+    when ``piece`` may not defer. ``waiting``: the unmoved hunters in seat order; ``moves``:
+    the engine's legal moves. The next unmoved hunter in seat order; the last one, stuck while
+    another may still move (so it may not pass), hands the choice back to the first. Once the
+    choice has gone round (``wrapped``), only a hunter without a move may defer, so a round
+    always ends even if a policy always defers."""
+    if piece not in waiting:
+        return None
+    has_move = any(m.piece == piece for m in moves)
+    if wrapped and has_move:
+        return None
+    k = waiting.index(piece)
+    if k + 1 < len(waiting):
+        return waiting[k + 1]
+    if len(waiting) > 1 and not has_move:
+        return waiting[0]
+    return None
+
+
 def actions_from_moves(moves: Sequence[Move], piece: str, pending: tuple[int, int] | None,
                        can_defer: bool) -> tuple[list[int], dict[int, Move]]:
     """The legal actions of ``piece`` given the engine's legal ``moves`` (increasing), and the
@@ -90,6 +112,7 @@ class Match:
         self._game: Game | None = None
         self.pending: tuple[int, int] | None = None  # Mr X's first step (ticket, station)
         self.pointer: str | None = None  # free order: the selected hunter
+        self.wrapped = False  # free order: the choice went back to the first unmoved hunter
         self._cache_key: tuple[object, ...] | None = None
         self._cache: list[int] = []
         self._takes: dict[int, Move] = {}
@@ -113,6 +136,7 @@ class Match:
         self.pending = None
         if self.rules.free_order and g.side_to_move == "detectives":
             self.pointer = g.pieces_to_move[0]
+            self.wrapped = False
         else:
             self.pointer = None
         self._cache_key = None
@@ -127,7 +151,7 @@ class Match:
         return self.pointer if self.pointer is not None else to_move
 
     def _key(self) -> tuple[object, ...]:
-        return (id(self.game), self.game.ply, self.pending, self.pointer)
+        return (id(self.game), self.game.ply, self.pending, self.pointer, self.wrapped)
 
     # ---- legal actions -----------------------------------------------------------------------
     def legal_actions(self) -> list[int]:
@@ -160,17 +184,10 @@ class Match:
         return acts
 
     def _next_unmoved(self) -> str | None:
-        waiting = self.game.pieces_to_move
-        if self.pointer not in waiting:
+        if self.pointer is None:
             return None
-        k = waiting.index(self.pointer)
-        if k + 1 < len(waiting):
-            return waiting[k + 1]
-        # R-ORDER-FREE: the last piece, stuck while another may still move (so it may not
-        # pass), hands the choice back to the first unmoved piece
-        if len(waiting) > 1 and not any(m.piece == self.pointer for m in self.game.legal_moves()):
-            return waiting[0]
-        return None
+        return defer_target(self.game.pieces_to_move, self.pointer, self.game.legal_moves(),
+                            self.wrapped)
 
     # ---- acting ---------------------------------------------------------------------------------
     def why_invalid(self, action: object) -> str | None:
@@ -236,7 +253,11 @@ class Match:
         assert a is not None
         g = self.game
         if a == DEFER:
-            self.pointer = self._next_unmoved()
+            nxt = self._next_unmoved()
+            waiting = g.pieces_to_move
+            if nxt is not None and waiting.index(nxt) < waiting.index(self.pointer):
+                self.wrapped = True
+            self.pointer = nxt
             return None
         if TAKE <= a < TAKE + 3:
             move = self._takes[a]

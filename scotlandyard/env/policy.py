@@ -52,7 +52,7 @@ from ..move import MR_X, Move
 from ..view import PlayerView
 from .actions import DEFER, DOUBLE_FIRST, N_ACTIONS, PASS, REVEAL, describe_action, split_step
 from .encoding import ObservationLayout, encode_view
-from .match import actions_from_moves, as_action
+from .match import actions_from_moves, as_action, defer_target
 
 PolicyFn = Callable[[np.ndarray, np.ndarray], Any]
 
@@ -118,16 +118,17 @@ class PolicyAgent:
         """One move of ``legal`` for the view's piece, by the env's decisions."""
         if view.side == "mr_x":
             return self._choose_mr_x(view, legal)
-        waiting = list(view.pieces_to_move) if view.rules.free_order else [view.to_move or ""]
-        k = 0
+        free = view.rules.free_order
+        waiting = list(view.pieces_to_move) if free else [view.to_move or ""]
+        piece, wrapped = waiting[0], False
         while True:
-            piece = waiting[k]
             seen = view if piece == view.viewer else dataclasses.replace(view, viewer=piece)
-            can_defer = view.rules.free_order and k + 1 < len(waiting)
-            acts, _ = actions_from_moves(legal, piece, None, can_defer)
+            nxt = defer_target(waiting, piece, legal, wrapped) if free else None
+            acts, _ = actions_from_moves(legal, piece, None, nxt is not None)
             a = self._ask(seen, piece, acts)
-            if a == DEFER:
-                k += 1
+            if a == DEFER and nxt is not None:
+                wrapped = wrapped or waiting.index(nxt) < waiting.index(piece)
+                piece = nxt
                 continue
             mine = [m for m in legal if m.piece in (None, piece)]
             if a == PASS:
