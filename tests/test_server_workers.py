@@ -297,3 +297,37 @@ def test_sigterm_drains_closes_sockets_1012_and_gives_ai_games_back(workers) -> 
     assert any("/ws/" in r["msg"] and "token=REDACTED" in r["msg"] for r in lines)
     assert {r["worker"] for r in lines} == {"D"} and not any(r["level"] == "ERROR" for r in lines)
     assert not any(t in line for line in a.output for t in g["tokens"].values())
+
+
+def test_a_move_another_worker_stored_first_is_not_taken_and_the_room_catches_up(
+        pg_url: str) -> None:
+    """In process: the other worker is played by raw SQL that sends no notification, so this
+    worker's room is stale when its player moves; the (game, ply) key refuses the move."""
+    import psycopg
+    from fastapi.testclient import TestClient
+
+    from scotlandyard.server.app import create_app
+    from scotlandyard.server.tokens import commitment_hash
+
+    with TestClient(create_app(pg_url, ai_delay=0)) as client:
+        g = client.post("/api/games", json={"preset": "classic", "detectives": 1}).json()
+        gid = g["game_id"]
+        with client.websocket_connect(f"/ws/{gid}?token={g['tokens']['X']}") as ws:
+            assert ws.receive_json()["type"] == "welcome"
+            state = ws.receive_json()
+            legal = [m for m in state["view"]["legal_moves"] if "+" not in m]
+            theirs, mine = legal[-1], legal[0]
+            dest = int(re.findall(r"\d+", theirs)[-1])
+            with psycopg.connect(pg_url, autocommit=True) as db:
+                db.execute("INSERT INTO moves VALUES (%s, 1, 'X', %s, 0)", (gid, theirs))
+                db.execute("INSERT INTO commitments VALUES (%s, 1, %s, 's', %s)",
+                           (gid, dest, commitment_hash(gid, 1, dest, "s")))
+            ws.send_json({"type": "move", "move": mine, "id": "mine"})
+            fresh = ws.receive_json()
+            assert fresh["type"] == "state" and fresh["version"] == 1
+            assert fresh["view"]["mr_x_station"] == dest  # the other worker's move stands
+            err = ws.receive_json()
+            assert err["type"] == "error" and err["code"] == "not_taken" and err["id"] == "mine"
+            assert "version 1" in err["message"]
+        st = client.get(f"/api/games/{gid}/state", params={"token": g["tokens"]["X"]}).json()
+        assert st["version"] == 1 and st["view"]["mr_x_station"] == dest
