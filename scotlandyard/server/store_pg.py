@@ -24,6 +24,7 @@ crash of the database machine too).
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import secrets
@@ -33,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .store import MoveConflict, Store, StoredCommitment, StoredSeat, StoreError
+from .store import MoveConflict, Store, StoredCommitment, StoreError
 
 log = logging.getLogger("scotlandyard.server")
 
@@ -301,11 +302,10 @@ class PgStore(Store):
                     raise MoveConflict(f"game {game_id}: move {ply} was already made") from exc
                 raise
 
-    def set_seat(self, game_id: str, seat: StoredSeat) -> None:
-        """Change a seat as :meth:`Store.set_seat` does, and notify the other workers."""
-        with self._lock:
-            self._changed.append(game_id)
-            super().set_seat(game_id, seat)
+    def _changing(self, game_id: str) -> None:
+        """Queue a notification of ``game_id`` for the next commit of this thread's
+        transaction (the store's lock is held)."""
+        self._changed.append(game_id)
 
     # ---- LISTEN --------------------------------------------------------------------------------
     def listen(self, callback: Callable[[str | None], None]) -> None:
@@ -396,3 +396,29 @@ class PgStore(Store):
                     self._locks = None
                     self._held.clear()
             return set(self._held)
+
+
+_GAME_WRITES = ("set_seat", "set_options", "add_token", "set_clock", "add_chat", "set_outcome",
+                "undo_moves")
+"""The store's writes of one game (first argument: its id) besides ``add_move``: each notifies
+the other workers when it commits. Names the store does not have are skipped."""
+
+
+def _notifying(name: str) -> Callable[..., Any]:
+    base = getattr(Store, name)
+
+    @functools.wraps(base)
+    def method(self: PgStore, game_id: str, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            self._changing(game_id)
+            try:
+                return base(self, game_id, *args, **kwargs)
+            finally:
+                self._changed.clear()
+
+    return method
+
+
+for _name in _GAME_WRITES:
+    if hasattr(Store, _name):
+        setattr(PgStore, _name, _notifying(_name))
