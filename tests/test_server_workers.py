@@ -248,7 +248,8 @@ def test_kill_9_a_worker_its_clients_continue_on_the_other_with_every_acked_move
     before = x.last["view"]  # type: ignore[index]
     a.kill(signal.SIGKILL)
     with pytest.raises((ConnectionClosed, TimeoutError, OSError)):
-        x.recv(timeout=5)
+        for _ in range(20):
+            x.recv(timeout=5)
     # the clients reconnect, to B, with the same tokens
     x2, dets2 = b.ws(g, "X"), b.ws(g, "detectives")
     st = x2.version(acked)
@@ -285,7 +286,8 @@ def test_sigterm_drains_closes_sockets_1012_and_gives_ai_games_back(workers) -> 
     sock.version(0)
     a.kill(signal.SIGTERM)
     with pytest.raises(ConnectionClosed) as closed:
-        sock.recv(timeout=10)
+        for _ in range(20):  # frames sent before the drain come first
+            sock.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
     assert a.proc.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it drained on
     assert any("scotlandyard server stopped" in line for line in a.output)
