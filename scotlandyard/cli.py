@@ -137,7 +137,7 @@ def replay(
 
     def view_now() -> PlayerView:
         v = game.view(viewer)
-        return render.public_only(v) if public else v
+        return v.public() if public else v
 
     out.print(f"[bold]{escape(record.event or 'Game')}[/] — {escape(record.preset)} rules"
               f"{', ' + escape(record.date) if record.date else ''}"

@@ -7,7 +7,6 @@ rule of DESIGN.md).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
@@ -166,20 +165,6 @@ def mr_x_path(view: PlayerView) -> str:
     for e in view.log:
         parts.append(f"{e.ticket.letter}{'?' if e.station is None else e.station}")
     return " → ".join(parts)
-
-
-def public_only(view: PlayerView) -> PlayerView:
-    """The view with Mr X's hidden stations removed even if the game is over (for showing a
-    public record, whose reconstructed path is only one of many possible)."""
-    log = tuple(dataclasses.replace(e, station=e.station if e.reveal else None) for e in view.log)
-    mr_x = None
-    if view.outcome is not None and view.outcome.reason == "caught" and view.outcome.piece:
-        mr_x = view.stations[view.outcome.piece]
-    elif log and log[-1].reveal:
-        mr_x = log[-1].station
-    start = {p: s for p, s in view.start.items() if p != MR_X}
-    return dataclasses.replace(view, log=log, mr_x_station=mr_x, start=start, all_shown=False,
-                               side="spectator" if view.side == "mr_x" else view.side)
 
 
 def presets_table(presets: Sequence[Preset]) -> Table:

@@ -7,8 +7,8 @@ The API speaks piece ids (``"X"``, ``"D1"``, ``"P1"``). Rule ids (``R-...``) ref
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 from .board import Board, bits_to_set, iter_bits, london
 from .move import (
@@ -23,12 +23,19 @@ from .move import (
     piece_singles,
 )
 from .rules import Rules
+from .view import (
+    HistoryEntry,
+    LogEntry,
+    LogSlot,
+    Outcome,
+    PlayerView,
+    PublicMove,
+    Reason,
+    Winner,
+    build_view,
+)
 
-if TYPE_CHECKING:
-    from .view import PlayerView
-
-Winner = Literal["mr_x", "detectives"]
-Reason = Literal["caught", "cornered", "detectives_stuck", "survived"]
+__all__ = ["Game", "GameError", "IllegalMove", "LogEntry", "Outcome", "Reason", "Winner"]
 
 TAXI, BUS, UNDERGROUND, BLACK, DOUBLE = 0, 1, 2, 3, 4
 _TBU = (0, 1, 2)
@@ -40,41 +47,6 @@ class IllegalMove(ValueError):
 
 class GameError(ValueError):
     """A bad set-up (start positions) or an operation that the game's state does not allow."""
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """How a game ended: the winning side, why (``caught``, ``cornered``,
-    ``detectives_stuck``, ``survived``), in which round, and the capturing piece."""
-
-    winner: Winner
-    reason: Reason
-    round: int
-    piece: str | None = None
-
-    def describe(self) -> str:
-        """A sentence for people."""
-        text = {
-            "caught": f"{self.piece} caught Mr X",
-            "cornered": "Mr X had no legal move",
-            "detectives_stuck": "no detective or police piece could move",
-            "survived": "Mr X stayed free to the end",
-        }[self.reason]
-        side = "Mr X" if self.winner == "mr_x" else "The detectives"
-        return f"{side} won in round {self.round}: {text}."
-
-
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One slot of Mr X's travel log (with the true station; views hide it)."""
-
-    slot: int
-    round: int
-    ticket: Ticket
-    station: int
-    reveal: bool
-    double: bool
-    voluntary: bool
 
 
 class Game:
@@ -139,7 +111,8 @@ class Game:
         self._log: list[LogEntry] = []
         self._history: list[tuple[int, Move, int]] = []
         self._undo: list[tuple] = []
-        self._viewcache: dict[bool, list[tuple[object, object]]] = {False: [], True: []}
+        self._viewcache: dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]] = {
+            False: [], True: []}
         self._outcome: Outcome | None = None
         deck = rules.start_deck_mr_x
         if deck and start[MR_X] in deck:
@@ -375,9 +348,38 @@ class Game:
         """What ``piece``'s player may know (or ``"spectator"``): the only way facts leave the
         game for a player. Detective and spectator views carry Mr X's station only at reveal
         slots (and everything once the game is over)."""
-        from .view import make_view
+        return build_view(self, piece)
 
-        return make_view(self, piece)
+    # ---- the public-facts API that views are built from (view.GameFacts) ----------------------
+    @property
+    def history(self) -> Sequence[HistoryEntry]:
+        """Every move made so far as ``(piece index, move, round)`` (Mr X's true moves)."""
+        return self._history
+
+    @property
+    def true_log(self) -> Sequence[LogEntry]:
+        """Mr X's travel log with the true stations (as :attr:`log`, without a copy)."""
+        return self._log
+
+    @property
+    def station_list(self) -> Sequence[int]:
+        """Every piece's station in seat order (the truth, Mr X first)."""
+        return self._pos
+
+    @property
+    def start_stations(self) -> dict[str, int]:
+        """Every piece's start station (the truth; :attr:`start` is a copy)."""
+        return self._start
+
+    @property
+    def start_bits(self) -> int:
+        """Where Mr X may have started, from public facts (a bitset, R-BELIEF)."""
+        return self._start_belief
+
+    @property
+    def view_cache(self) -> dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]]:
+        """The views' cache of public history entries (kept by :func:`~.view.build_view`)."""
+        return self._viewcache
 
     # ---- move generation -------------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:

@@ -686,31 +686,14 @@ def _check_whole_game(game: Game) -> None:
 
 
 def _public_parts(game: Game) -> dict[str, Any]:
-    """The public form of ``game``'s record: its hidden moves, start and seed (see public)."""
-    view = game.view("spectator")
-    moves: list[RecordMove] = []
-    if not view.all_shown:
-        # while the game runs, the spectator view is the hidden-information filter itself
-        for h, (piece, move) in zip(view.history, game.moves, strict=True):
-            text = h.notation if piece == MR_X and not move.is_take else _plain(move)
-            moves.append(RecordMove(piece, text, h.round))
-        start = dict(view.start)
-    else:
-        # a finished game shown as it was while it ran: the view's own rule (Move.hidden with
-        # the log's reveal flags)
-        log = game.log
-        slot = 0
-        for (piece, move), rnd in zip(game.moves, _rounds(game), strict=True):
-            if piece == MR_X and not move.is_take:
-                n = len(move.steps)
-                shown = tuple(e.reveal for e in log[slot:slot + n])
-                slot += n
-                moves.append(RecordMove(piece, move.hidden(shown) if not all(shown)
-                                        else _plain(move), rnd))
-            else:
-                moves.append(RecordMove(piece, _plain(move), rnd))
-        start = {p: s for p, s in game.start.items() if p != MR_X}
-    return {"moves": tuple(moves), "start": start, "seed": None, "hidden": True}
+    """The public form of ``game``'s record: its hidden moves, start and seed (see public),
+    made from the spectator's view with Mr X's hidden facts removed (``PlayerView.public``):
+    the one hidden-information filter."""
+    view = game.view("spectator").public()
+    moves = tuple(RecordMove(piece, h.notation if piece == MR_X and not move.is_take
+                             else _plain(move), h.round)
+                  for h, (piece, move) in zip(view.history, game.moves, strict=True))
+    return {"moves": moves, "start": dict(view.start), "seed": None, "hidden": True}
 
 
 def _has_prefix(text: str) -> bool:

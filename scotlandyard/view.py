@@ -1,26 +1,107 @@
 """``PlayerView``: exactly what one player may know. The one hidden-information filter.
 
-Everything that leaves the core for a player (server frames, AI agents, environments) is a
-view made here. Detective and spectator views carry Mr X's station only for revealed log
-slots; once the game is over, everything is shown (Mr X opens his log at the end).
+Everything that leaves the core for a player (server frames, AI agents, environments, the
+record's public form, the terminal's hidden display) is a view made by :func:`build_view`
+(called by ``Game.view``) from the game's public-facts API (:class:`GameFacts`), or a view's
+:meth:`PlayerView.public`. Detective and spectator views carry Mr X's station only for
+revealed log slots; once the game is over, everything is shown (Mr X opens his log at the end).
+
+This module holds the value classes (``Outcome``, ``LogEntry``, ``LogSlot``, ``PublicMove``,
+``PlayerView``) and imports nothing of ``game``: the game builds its views through it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from .board import bits_to_set
 from .move import MR_X, Move, Ticket
 from .rules import Rules
 
-if TYPE_CHECKING:
-    from .game import Game, Outcome
-
 Side = Literal["mr_x", "detectives", "spectator"]
+Winner = Literal["mr_x", "detectives"]
+Reason = Literal["caught", "cornered", "detectives_stuck", "survived"]
 TICKET_NAMES = ("taxi", "bus", "underground", "black", "double")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the winning side, why (``caught``, ``cornered``,
+    ``detectives_stuck``, ``survived``), in which round, and the capturing piece."""
+
+    winner: Winner
+    reason: Reason
+    round: int
+    piece: str | None = None
+
+    def describe(self) -> str:
+        """A sentence for people."""
+        text = {
+            "caught": f"{self.piece} caught Mr X",
+            "cornered": "Mr X had no legal move",
+            "detectives_stuck": "no detective or police piece could move",
+            "survived": "Mr X stayed free to the end",
+        }[self.reason]
+        side = "Mr X" if self.winner == "mr_x" else "The detectives"
+        return f"{side} won in round {self.round}: {text}."
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One slot of Mr X's travel log (with the true station; views hide it)."""
+
+    slot: int
+    round: int
+    ticket: Ticket
+    station: int
+    reveal: bool
+    double: bool
+    voluntary: bool
+
+
+# one move of the game's history: (piece index, move, round); views cache on its identity
+HistoryEntry = tuple[int, Move, int]
+
+
+class GameFacts(Protocol):
+    """The game's public-facts API that :func:`build_view` reads (``Game`` provides it).
+
+    ``stations`` and ``start`` hold Mr X's truth too, and ``log`` his true stations: the view
+    decides what of them a viewer gets."""
+
+    rules: Rules
+
+    @property
+    def pieces(self) -> tuple[str, ...]: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def to_move(self) -> str | None: ...
+    @property
+    def pieces_to_move(self) -> tuple[str, ...]: ...
+    @property
+    def pending_take(self) -> str | None: ...
+    @property
+    def history(self) -> Sequence[HistoryEntry]: ...
+    @property
+    def true_log(self) -> Sequence[LogEntry]: ...
+    @property
+    def station_list(self) -> Sequence[int]: ...
+    @property
+    def start_stations(self) -> Mapping[str, int]: ...
+    @property
+    def start_bits(self) -> int: ...
+    @property
+    def possible_bits(self) -> int: ...
+    @property
+    def view_cache(self) -> dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]]: ...
+    def tickets(self, piece: str) -> Mapping[Ticket, int | None]: ...
+    def legal_moves(self) -> list[Move]: ...
+    def outcome(self) -> Outcome | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +181,28 @@ class PlayerView:
             return self.to_move == MR_X
         return self.side == "detectives" and self.to_move != MR_X
 
+    def public(self) -> PlayerView:
+        """This view with Mr X's hidden facts removed even if the game is over: what the
+        detectives knew while it ran (for a public record, or showing one). Mr X's own view
+        becomes a spectator's."""
+        if not self.all_shown and self.side != "mr_x":
+            return self
+        log = tuple(e if e.reveal or e.station is None else dataclasses.replace(e, station=None)
+                    for e in self.log)
+        by_slot = {e.slot: e for e in log}
+        history = tuple(_hide_move(h, by_slot) for h in self.history)
+        out = self.outcome
+        mr_x = None
+        if out is not None and out.reason == "caught" and out.piece:
+            mr_x = self.stations[out.piece]
+        elif log and log[-1].reveal:
+            mr_x = log[-1].station
+        start = MappingProxyType({p: s for p, s in self.start.items() if p != MR_X})
+        legal = self.legal_moves if self.side != "mr_x" else ()
+        return dataclasses.replace(self, log=log, history=history, mr_x_station=mr_x,
+                                   start=start, all_shown=False, legal_moves=legal,
+                                   side="spectator" if self.side == "mr_x" else self.side)
+
     def public_log(self) -> list[str]:
         """The log in hidden notation (``T?``, ``U46`` at reveals)."""
         return [f"{e.ticket.letter}{e.station if e.station is not None else '?'}" for e in self.log]
@@ -137,20 +240,31 @@ class PlayerView:
         }
 
 
-def _side_of(piece: str, game: Game) -> Side:
+def _hide_move(h: PublicMove, log: Mapping[int, LogSlot]) -> PublicMove:
+    """A Mr X move of the history as the detectives saw it (``log``: the public slots)."""
+    if h.piece != MR_X or h.take is not None or not h.steps:
+        return h
+    shown = tuple(log[slot].station is not None for slot in h.slots)
+    if all(shown):
+        return h
+    steps = tuple((t, s if shown[k] else None) for k, (t, s) in enumerate(h.steps))
+    text = "+".join(f"{t.letter}{'?' if s is None else s}" for t, s in steps)
+    return dataclasses.replace(h, steps=steps, notation=text + ("!" if h.reveal else ""))
+
+
+def _side_of(piece: str, pieces: tuple[str, ...]) -> Side:
     if piece == MR_X:
         return "mr_x"
     if piece == "spectator":
         return "spectator"
-    if piece in game.pieces:
+    if piece in pieces:
         return "detectives"
-    raise ValueError(f"no piece {piece!r} in this game (pieces: {', '.join(game.pieces)}, or spectator)")
+    raise ValueError(f"no piece {piece!r} in this game (pieces: {', '.join(pieces)}, or spectator)")
 
 
-def _public_entry(game: Game, i: int, move: Move, rnd: int, entries: list,
+def _public_entry(pid: str, i: int, move: Move, rnd: int, entries: Sequence[LogEntry],
                   knows: bool) -> tuple[PublicMove, tuple[LogSlot, ...]]:
     """One history entry as a viewer sees it, with the log slots it filled."""
-    pid = game._ids[i]
     if i == 0 and move.take_from is None:
         shown = tuple(knows or e.reveal for e in entries)
         steps = tuple((t, s if shown[k] else None) for k, (t, s) in enumerate(move.steps))
@@ -159,53 +273,56 @@ def _public_entry(game: Game, i: int, move: Move, rnd: int, entries: list,
         log = tuple(LogSlot(e.slot, e.round, e.ticket, e.station if shown[k] else None, e.reveal,
                             e.double, e.voluntary) for k, e in enumerate(entries))
         return PublicMove(pid, rnd, text, steps, slots, None, move.reveal), log
-    if i == 0:
-        return PublicMove(pid, rnd, move.notation(), (), (), (move.take_from, move.ticket),  # type: ignore[arg-type]
+    if i == 0 and move.take_from is not None and move.ticket is not None:
+        return PublicMove(pid, rnd, move.notation(), (), (), (move.take_from, move.ticket),
                           False), ()
     return PublicMove(pid, rnd, move.notation(), move.steps), ()
 
 
-def make_view(game: Game, piece: str) -> PlayerView:
-    """Build ``piece``'s view of ``game`` (see :meth:`Game.view`)."""
-    side = _side_of(piece, game)
-    over = game.is_over()
+def build_view(game: GameFacts, piece: str) -> PlayerView:
+    """Build ``piece``'s view of ``game`` from its public facts (see ``Game.view``)."""
+    ids = game.pieces
+    side = _side_of(piece, ids)
+    outcome = game.outcome()
+    over = outcome is not None
     knows = side == "mr_x" or over  # who may see Mr X's hidden stations
     # Public entries depend only on the history and on ``knows``; they are cached per game and
     # reused while the history object at that index is the same (push/pop invalidate naturally).
-    cache = game._viewcache[knows]
+    cache = game.view_cache[knows]
+    true_log = game.true_log
     log_items: list[LogSlot] = []
     history: list[PublicMove] = []
     slot = 0
-    for k, hist in enumerate(game._history):
+    for k, hist in enumerate(game.history):
         i, move, rnd = hist
         n = len(move.steps) if i == 0 and move.take_from is None else 0
         if k < len(cache) and cache[k][0] is hist:
-            pub, slots_view = cache[k][1]  # type: ignore[misc]
+            pub, slots_view = cache[k][1]
         else:
             del cache[k:]
-            pub, slots_view = _public_entry(game, i, move, rnd, game._log[slot: slot + n], knows)
+            pub, slots_view = _public_entry(ids[i], i, move, rnd, true_log[slot: slot + n], knows)
             cache.append((hist, (pub, slots_view)))
         history.append(pub)
         log_items.extend(slots_view)
         slot += n
     log = tuple(log_items)
-    stations = {p: s for p, s in zip(game._ids, game._pos, strict=True) if p != MR_X}
+    pos = game.station_list
+    stations = {p: s for p, s in zip(ids, pos, strict=True) if p != MR_X}
+    mr_x: int | None
     if knows:
-        mr_x = game._pos[0]
-    elif game._log and game._log[-1].reveal:
-        mr_x = game._log[-1].station  # his pawn stands there until his next move
+        mr_x = pos[0]
+    elif true_log and true_log[-1].reveal:
+        mr_x = true_log[-1].station  # his pawn stands there until his next move
     else:
         mr_x = None
-    tickets = {}
-    for p in game._ids:
-        tickets[p] = MappingProxyType({TICKET_NAMES[t]: c for t, c in game.tickets(p).items()})
-    start = {p: s for p, s in game._start.items() if knows or p != MR_X}
+    tickets = {p: MappingProxyType({TICKET_NAMES[t]: c for t, c in game.tickets(p).items()})
+               for p in ids}
+    start = {p: s for p, s in game.start_stations.items() if knows or p != MR_X}
     legal: tuple[Move, ...] = ()
     to_move = game.to_move
     if to_move is not None and ((side == "mr_x" and to_move == MR_X)
                                 or (side == "detectives" and to_move != MR_X)):
         legal = tuple(game.legal_moves())
-    pending = game._ids[game._take] if game._take and not over else None
     return PlayerView(
         viewer=piece,
         side=side,
@@ -219,10 +336,10 @@ def make_view(game: Game, piece: str) -> PlayerView:
         log=log,
         history=tuple(history),
         start=MappingProxyType(start),
-        start_candidates=bits_to_set(game._start_belief),
-        possible=bits_to_set(game._belief),
+        start_candidates=bits_to_set(game.start_bits),
+        possible=bits_to_set(game.possible_bits),
         legal_moves=legal,
-        outcome=game.outcome(),
-        pending_take=pending,
+        outcome=outcome,
+        pending_take=game.pending_take,
         all_shown=over,
     )

@@ -279,3 +279,29 @@ def test_possible_history_slot_by_slot_holds_the_true_path() -> None:
             assert entry.station in poss and rnd == entry.round and slot == entry.slot
             if entry.reveal:
                 assert poss == {entry.station}
+
+
+def test_public_view_is_the_one_filter_for_finished_games_and_mr_x() -> None:
+    # PlayerView.public(): what the detectives knew while the game ran (records, the terminal)
+    import inspect
+
+    import scotlandyard.view as view_module
+
+    assert "from .game" not in inspect.getsource(view_module)  # no game <-> view cycle
+    for seed in range(3):
+        g = random_game(Rules.classic(detectives=3), seed=seed)
+        assert g.is_over()
+        full = g.view("spectator")
+        pub = full.public()
+        assert full.all_shown and not pub.all_shown and "X" not in pub.start
+        assert all((e.station is not None) == e.reveal for e in pub.log)
+        for h in pub.history:
+            if h.piece == "X" and h.take is None:
+                hidden = [pub.log[s - 1].station is None for s in h.slots]
+                assert ("?" in h.notation) == any(hidden)
+        mine = g.view("X").public()
+        assert mine.side == "spectator" and mine.log == pub.log and mine.history == pub.history
+        g.pop()  # a running game: the spectator's view is public already
+        running = g.view("spectator")
+        assert running.public() is running
+        assert g.view("X").public().log == running.log
