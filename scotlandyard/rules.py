@@ -136,8 +136,11 @@ class Rules:
     def preset(cls, name: str, detectives: int | None = None) -> Rules:
         """A preset of :data:`PRESET_TABLE` by name or alias (``classic``/``classic_it``,
         ``new_edition``/``new_edition_it``, ``classic_2p``/``classic_3p``, ``new_edition_2p``,
-        ``classic_pl``, ``classic_ru``) with ``detectives`` detectives (default: the preset's)."""
-        return preset_info(name).rules(detectives)
+        ``classic_pl``, ``classic_ru``) with ``detectives`` detectives (default: the preset's).
+        A preset with a fixed number of detectives ignores ``detectives`` here;
+        ``preset_info(name).rules(detectives)`` refuses another count."""
+        info = preset_info(name)
+        return info.rules(None if info.fixed else detectives)
 
     @staticmethod
     def default_police(detectives: int) -> int:

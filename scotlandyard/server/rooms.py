@@ -25,7 +25,7 @@ from ..analysis import analyse
 from ..belief import possible_history, probability_map
 from ..game import Game, IllegalMove
 from ..move import MR_X, Move, NotationError
-from ..rules import PRESET_TABLE, Rules, RulesError
+from ..rules import PRESET_TABLE, Rules, RulesError, preset_info
 from .connections import Connection, RateLimit
 from .protocol import (
     CreateGame,
@@ -657,7 +657,7 @@ class GameServer:
     @staticmethod
     def _rules(req: CreateGame) -> Rules:
         try:
-            rules = Rules.preset(req.preset, req.detectives)
+            rules = preset_info(req.preset).rules(req.detectives)
             if req.extra_reveal:
                 rules = rules.replace(extra_reveal=True)
         except RulesError as exc:
