@@ -81,7 +81,8 @@ def test_create_default_game_gives_a_token_per_seat_spectator_and_links(client):
     gid = out["game_id"]
     for name, tok in out["tokens"].items():
         assert out["links"][name] == f"/game/{gid}#t={tok}"
-    assert all(s == {"kind": "human", "agent": None, "connected": False, "note": None}
+    assert all(s == {"kind": "human", "agent": None, "connected": False, "note": None,
+                     "open": False, "away": s["away"]} and 0 <= s["away"] < 60
                for s in out["seats"].values())
     assert client.post("/api/games", json={}).json()["game_id"] != gid
 

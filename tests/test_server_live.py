@@ -73,6 +73,7 @@ class LiveServer:
         body = r.json()
         for seat in body["seats"].values():
             seat.pop("connected")
+            seat.pop("away")
         return body
 
     def url(self, g: dict, name: str) -> str:
@@ -137,6 +138,13 @@ async def _watch_ai_game(server: LiveServer, g: dict) -> dict[str, list[str]]:
     # a detective tries a few things meanwhile: errors only, whatever the state
     await socks["D1"].send(json.dumps({"type": "move", "move": "T1", "id": "probe"}))
     await socks["D1"].send("{nope")
+    # chat: the detectives' team channel and the table
+    await socks["D1"].send(json.dumps({"type": "chat", "channel": "team",
+                                       "text": f"team-secret-{g['game_id']}"}))
+    await socks["detectives"].send(json.dumps({"type": "chat", "channel": "team",
+                                               "text": "team-secret-2"}))
+    await socks["X"].send(json.dumps({"type": "chat", "channel": "table", "text": "table-hello"}))
+    await socks["X"].send(json.dumps({"type": "chat", "channel": "team", "text": "x-tries"}))
     await socks["X"].send(json.dumps({"type": "takeover", "piece": "X", "agent": "random"}))
     await asyncio.wait_for(asyncio.gather(*readers), 120)
     for s in socks.values():
@@ -158,8 +166,16 @@ def _check_no_leak(text: str, who: str, truth_log: list, game_id: str) -> None:
     """One frame sent to a detective or spectator socket: Mr X's station only at reveals."""
     msg = json.loads(text)
     where = f"{game_id} {who}: {text[:200]}"
+    if msg["type"] in ("chat", "chat_history"):
+        entries = [msg["message"]] if msg["type"] == "chat" else msg["messages"]
+        for e in entries:
+            assert set(e) == {"n", "at", "channel", "from", "text"}, where
+            if who == "spectator":
+                assert e["channel"] == "table", where  # no team message, ever
+            assert "x-tries" not in e["text"], where
+        return
     if msg["type"] != "state":
-        assert msg["type"] in ("welcome", "ack", "pong", "error"), where
+        assert msg["type"] in ("welcome", "ack", "pong", "error", "notice"), where
         assert not any(k in ("station", "mr_x_station", "salt", "start") for _, k, _ in _walk(msg)), where
         return
     view = msg["view"]
@@ -223,6 +239,12 @@ def test_no_hidden_station_reaches_detective_or_spectator_sockets_or_logs(server
             for text in frames[who]:
                 _check_no_leak(text, who, truth_log, g["game_id"])
                 checked += 1
+        # team messages: the detectives' sockets got them, Mr X's and the spectator's never
+        for who in ("X", "spectator"):
+            assert not any("team-secret" in t or '"channel":"team"' in t for t in frames[who]), who
+        for who in ("detectives", "D1"):
+            assert any(f"team-secret-{g['game_id']}" in t for t in frames[who]), who
+        assert any("table-hello" in t for t in frames["spectator"])
         final_x = json.loads(frames["X"][-1])
         assert final_x["view"]["log"] == json.loads(frames["spectator"][-1])["view"]["log"]
         # Mr X's socket did see his hidden stations (so the check above is not vacuous)
@@ -239,6 +261,39 @@ def test_no_hidden_station_reaches_detective_or_spectator_sockets_or_logs(server
         text = text.replace(g["game_id"], "GAME")
     words = set(re.findall(r"[A-Za-z0-9+!:]+", text))
     assert not x_moves & words
+    assert "team-secret" not in text and "table-hello" not in text  # no chat text is logged
+
+
+def test_lobby_lists_no_token_or_hidden_fact(server):
+    """The lobby while public games run: rules, seats and who waits; no token, no station."""
+    games = [server.create(preset=p, public=True, play_as="X") for p in ("classic", "new_edition")]
+
+    async def x_moves() -> list[int]:
+        stations = []
+        for g in games:
+            async with websockets.connect(server.url(g, "X")) as ws:
+                while True:
+                    msg = json.loads(await ws.recv())
+                    if msg["type"] == "state":
+                        break
+                stations.append(msg["view"]["mr_x_station"])
+                await ws.send(json.dumps({"type": "move", "move": msg["view"]["legal_moves"][0]}))
+                while json.loads(await ws.recv())["type"] != "ack":
+                    pass
+        return stations
+
+    asyncio.run(x_moves())
+    body = httpx.get(f"{server.base}/api/lobby", timeout=10)
+    text = body.text
+    listed = {e["game_id"]: e for e in body.json()["games"]}
+    for g in games:
+        entry = listed[g["game_id"]]
+        assert entry["started"] and entry["open"] == list(g["pieces"][1:])
+        for tok in g["tokens"].values():
+            assert tok not in text
+    keys = {k for _, k, _ in _walk(body.json())}
+    assert not keys & {"station", "mr_x_station", "start", "log", "history", "moves", "token",
+                       "tokens", "link", "links", "view", "salt"}
 
 
 # ---- restart after SIGKILL ----------------------------------------------------------------------------

@@ -22,8 +22,12 @@ from scotlandyard.server import rooms
 from scotlandyard.server.app import create_app
 from scotlandyard.server.protocol import (
     AckMessage,
+    ChatFrame,
+    ChatHistoryFrame,
     ErrorMessage,
+    NoticeFrame,
     PongMessage,
+    RematchReadyFrame,
     StateMessage,
     WelcomeMessage,
 )
@@ -51,7 +55,9 @@ def recv(ws) -> dict:
     """One frame, checked against its documented schema."""
     msg = ws.receive_json()
     model = {"welcome": WelcomeMessage, "state": StateMessage, "ack": AckMessage,
-             "pong": PongMessage, "error": ErrorMessage}[msg["type"]]
+             "pong": PongMessage, "error": ErrorMessage, "chat": ChatFrame,
+             "chat_history": ChatHistoryFrame, "notice": NoticeFrame,
+             "rematch_ready": RematchReadyFrame}[msg["type"]]
     model.model_validate(msg)
     return msg
 
@@ -107,6 +113,7 @@ def rest_state(client, game, name="X") -> dict:
     body = r.json()
     for s in body["seats"].values():
         s.pop("connected")
+        s.pop("away")
     return body
 
 
@@ -129,7 +136,7 @@ def test_welcome_roles_pieces_and_views_per_token(client):
         with connect(client, g, name) as ws:
             welcome = recv(ws)
             assert welcome == {"type": "welcome", "game_id": g["game_id"], "pieces": pieces,
-                               "role": role, "token_name": name}
+                               "role": role, "token_name": name, "absent_timeout": 60.0}
             st = state_of(ws)
             assert st["view"]["viewer"] == viewer and st["version"] == 0
             assert st["seats"][pieces[0] if pieces else "X"]["connected"] is bool(pieces)
@@ -294,7 +301,8 @@ def test_rate_limit_drops_floods_then_disconnects(client):
 def test_game_over_refuses_moves(client):
     g = create(client, detectives=2, seats={p: {"kind": "ai", "agent": "random"}
                                            for p in ("X", "D1", "D2")})
-    with connect(client, g, "detectives") as ws:
+    assert set(g["tokens"]) == {"spectator"}  # nobody plays: no seat token is issued
+    with connect(client, g, "spectator") as ws:
         recv(ws)
         final = until(ws, lambda m: m["type"] == "state" and m["view"]["outcome"] is not None)
         assert final["view"]["all_shown"] is True and final["openings"] is not None
@@ -339,7 +347,7 @@ def test_takeover_and_reclaim_rules(client, monkeypatch, socks):
     assert st["seats"]["D1"]["kind"] == "human"
     st = ask(wd2, type="takeover", piece="D1", agent="random")
     assert st["seats"]["D1"] == {"kind": "ai", "agent": "random", "connected": False,
-                                 "note": "taken over by the AI"}
+                                 "note": "taken over by the AI", "open": False, "away": None}
     # Mr X moves; the AI now plays D1 at once, then it is D2's (human) turn
     send(wx, type="move", move=sx["view"]["legal_moves"][0], id=1)
     st = until(wd2, lambda m: m["type"] == "state" and m["version"] == 2)
@@ -348,9 +356,11 @@ def test_takeover_and_reclaim_rules(client, monkeypatch, socks):
     wd1, _, _ = socks.open(g, "D1")
     st = ask(wd1, type="reclaim", piece="D1")
     assert st["seats"]["D1"]["kind"] == "human" and st["seats"]["D1"]["connected"]
-    # Mr X leaves; after 60 s (here: 0) a detective may give his seat to the AI
+    # Mr X leaves; after --absent-timeout (60 s; here: 0) a detective may give his seat to the AI
     socks.close(wx)
-    monkeypatch.setattr(rooms, "X_ABSENT_SECONDS", 0.0)
+    st = ask(wd2, type="takeover", piece="X", agent="random")
+    assert st["code"] == "not_allowed" and "60 s" in st["message"]
+    client.app.state.games.absent_timeout = 0.0
     st = ask(wd2, type="takeover", piece="X", agent="random")
     assert st["type"] == "state" and st["seats"]["X"]["kind"] == "ai"
     assert rest_state(client, g, "D1")["seats"]["X"]["kind"] == "ai"  # stored
@@ -375,7 +385,8 @@ def test_unregistered_level_falls_back_to_random_with_note(client, monkeypatch):
         lvl: "random" for lvl in ("easy", "medium", "hard", "max")}
     g = create(client, detectives=1, seats={"D1": {"kind": "ai", "agent": "hard"}})
     assert g["seats"]["D1"] == {"kind": "ai", "agent": "hard", "connected": False,
-                                "note": "hard is not available on this server; random plays instead"}
+                                "note": "hard is not available on this server; random plays instead",
+                                "open": False, "away": None}
     r = client.post("/api/games", json={"seats": {"D1": {"kind": "ai", "agent": "mcts"}}})
     assert r.status_code == 422 and "unknown agent 'mcts'" in r.json()["detail"]
     with connect(client, g, "X") as ws:  # the stand-in plays, legally
@@ -502,14 +513,15 @@ def test_commitments_match_openings_and_the_true_log(client, socks):
 
 
 def test_record_after_the_end_is_full_for_everyone(client):
-    g = create(client, detectives=1, seats={"X": {"kind": "ai", "agent": "random"},
-                                           "D1": {"kind": "ai", "agent": "random"}})
-    with connect(client, g, "spectator") as ws:
+    g = create(client, detectives=1, seats={"D1": {"kind": "ai", "agent": "random"}})
+    assert set(g["tokens"]) == {"X", "spectator"}  # no token for the AI's seat
+    with connect(client, g, "X") as ws:
         recv(ws)
+        send(ws, type="takeover", piece="X", agent="random")
         until(ws, lambda m: m["type"] == "state" and m["view"]["outcome"] is not None)
     texts = {n: client.get(f"/api/games/{g['game_id']}/record",
                            params={"token": g["tokens"][n], "format": "json"}).text
-             for n in ("X", "D1", "spectator")}
+             for n in ("X", "spectator")}
     recs = {n: Record.parse(t) for n, t in texts.items()}
     assert all(not r.hidden for r in recs.values())
     game = recs["spectator"].replay()

@@ -23,8 +23,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
 from ..board import TRANSPORTS, london
-from .protocol import CreateGame, ProtocolError, error_frame, parse_client_message
-from .rooms import Connection, GameServer, Room, SetupError, preset_catalogue
+from .lobby import JoinError, join_game, list_lobby
+from .protocol import CreateGame, JoinRequest, ProtocolError, error_frame, parse_client_message
+from .rooms import X_ABSENT_SECONDS, Connection, GameServer, Room, SetupError, preset_catalogue
 from .store import StoreError, open_store
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -92,10 +93,12 @@ def board_payload(name: str) -> bytes:
 
 
 def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
-               static_dir: Path | None = None, ai_workers: int = 0) -> FastAPI:
+               static_dir: Path | None = None, ai_workers: int = 0,
+               absent_timeout: float = X_ABSENT_SECONDS) -> FastAPI:
     """The web app over the database ``db`` (a SQLite file, or ``postgresql://...``). Games still being played are resumed at
     start-up (AI seats think again); AI seats wait ``ai_delay`` seconds before each move and
-    think in ``ai_workers`` processes (0: threads)."""
+    think in ``ai_workers`` processes (0: threads); a seat without a connection for
+    ``absent_timeout`` seconds may be handed to the AI by any other player."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     holder: dict[str, GameServer] = {}
 
@@ -103,7 +106,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_log_redaction()
         store = open_store(db)
-        server = GameServer(store, ai_delay, ai_workers)
+        server = GameServer(store, ai_delay, ai_workers, absent_timeout)
         server.thinker.warm_up()
         holder["server"] = server
         app.state.games = server
@@ -206,6 +209,23 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             raise HTTPException(422, str(exc)) from None
         return JSONResponse(out, status_code=201, headers=NO_STORE)
 
+    @app.get("/api/lobby")
+    async def lobby() -> JSONResponse:
+        """Public games that have an open seat (rules, seats, who is waiting; no tokens)."""
+        return JSONResponse(list_lobby(games()), headers=NO_STORE)
+
+    @app.post("/api/games/{game_id}/join", status_code=201)
+    async def join(game_id: str, body: JoinRequest) -> JSONResponse:
+        """Take an open seat of a public game: its token and link (409 when taken)."""
+        try:
+            out = join_game(games(), game_id, body.seat, body.side)
+        except JoinError as exc:
+            raise HTTPException(exc.status, exc.message) from None
+        except StoreError as exc:
+            log.error("game %s cannot be loaded: %s", game_id, exc)
+            raise HTTPException(500, "this game's stored data is damaged") from None
+        return JSONResponse(out, status_code=201, headers=NO_STORE)
+
     def authorized(game_id: str, request: Request, token: str | None) -> tuple[Room, str, str, tuple[str, ...]]:
         header = request.headers.get("authorization", "")
         if header[:7].lower() == "bearer ":
@@ -240,7 +260,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         """The game record: public (Mr X's hidden stations removed) for the detectives'
         side and spectators while the game runs, full for Mr X and after the end."""
         room, name, role, pieces = authorized(game_id, request, token)
-        full = (room.game.is_over() or role == "mr_x"
+        full = (room.over() or role == "mr_x"
                 or (role == "hotseat" and room.seats["X"].kind == "human"))
         try:
             from ..record import Record
@@ -248,8 +268,12 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             raise HTTPException(503, "game records are not available in this build") from None
         players = {p: ("human" if s.kind == "human" else f"AI ({s.agent})")
                    for p, s in room.seats.items()}
+        tags = room.chat.record_tags()
+        if room.adjudication is not None:
+            loser = "Mr X" if room.adjudication["winner"] == "detectives" else "the detectives"
+            tags = {"Termination": f"{loser} ran out of time", **tags}
         record = Record.from_game(room.game, players=players,
-                                  event=f"scotlandyard web game {game_id}")
+                                  event=f"scotlandyard web game {game_id}", tags=tags)
         games().release(room)
         if not full:
             record = record.public()

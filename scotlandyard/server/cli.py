@@ -79,6 +79,10 @@ def serve(
         "--agent-module", help="A trained policy to offer as an AI seat, as module:attribute "
                                "(a callable obs, mask -> action, an SB3 model, or an agent; "
                                "docs/env.md). Repeatable. Seats name it by that text.")] = None,
+    absent_timeout: Annotated[float, typer.Option(help="Seconds a seat must be without any "
+                                                       "connection before any other player "
+                                                       "(of either side) may hand it to the "
+                                                       "AI.", min=0.0)] = 60.0,
 ) -> None:
     """Run the web app and game server (lobby, games, WebSocket protocol for bots).
 
@@ -97,7 +101,8 @@ def serve(
         except (PolicyError, ModuleNotFoundError) as exc:
             typer.echo(f"error: --agent-module {spec}: {exc}", err=True)
             raise typer.Exit(2) from None
-    app = create_app(db, ai_delay=ai_delay, ai_workers=ai_workers)
+    app = create_app(db, ai_delay=ai_delay, ai_workers=ai_workers,
+                     absent_timeout=absent_timeout)
     # Compile (or load from cache) the MCTS kernel in the background, so that the first AI
     # seat to think does not wait for numba.
     threading.Thread(target=_warm_up_ai, name="ai-warm-up", daemon=True).start()

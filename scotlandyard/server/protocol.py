@@ -10,7 +10,15 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from ..rules import RulesError, preset_info
 
@@ -71,11 +79,53 @@ class ReclaimMessage(_Strict):
     id: ClientId = None
 
 
+class ChatMessage(_Strict):
+    """``{"type": "chat", "channel": "table", "text": "hello"}``: a chat message (plain text,
+    at most 300 characters once control characters are removed)."""
+
+    type: Literal["chat"]
+    channel: Literal["table", "team"] = "table"
+    text: Annotated[str, Field(min_length=1, max_length=1000)]
+    id: ClientId = None
+
+
+class ChatRecordMessage(_Strict):
+    """``{"type": "chat_record", "agree": true}``: this side agrees (or no longer agrees) that
+    the table chat goes into the game record."""
+
+    type: Literal["chat_record"]
+    agree: bool
+    id: ClientId = None
+
+
+class RematchMessage(_Strict):
+    """``{"type": "rematch", "swap": true}``: offer a rematch after the end (``swap``: the
+    sides change hands), or accept the one offered (same ``swap``); ``"decline": true``
+    withdraws or declines."""
+
+    type: Literal["rematch"]
+    swap: bool = False
+    decline: bool = False
+    id: ClientId = None
+
+
+class TakebackMessage(_Strict):
+    """``{"type": "takeback"}``: take back this side's last move (against the AI: at once;
+    against people: an offer the other side accepts with ``{"type": "takeback", "accept":
+    true}`` or declines with ``false``)."""
+
+    type: Literal["takeback"]
+    accept: bool | None = None
+    id: ClientId = None
+
+
 ClientMessage = Annotated[
-    MoveMessage | PingMessage | SyncMessage | TakeoverMessage | ReclaimMessage,
+    MoveMessage | PingMessage | SyncMessage | TakeoverMessage | ReclaimMessage | ChatMessage
+    | ChatRecordMessage | RematchMessage | TakebackMessage,
     Field(discriminator="type"),
 ]
-CLIENT_TYPES = frozenset({"move", "ping", "sync", "takeover", "reclaim"})
+CLIENT_TYPES = frozenset({"move", "ping", "sync", "takeover", "reclaim", "chat", "chat_record",
+                          "rematch", "takeback"})
 _CLIENT = TypeAdapter(ClientMessage)
 
 
@@ -145,6 +195,8 @@ class SeatInfo(BaseModel):
     agent: str | None
     connected: bool
     note: str | None = None
+    open: bool = False
+    away: float | None = None
 
 
 class Commitment(BaseModel):
@@ -170,6 +222,7 @@ class WelcomeMessage(BaseModel):
     pieces: list[str]
     role: Role
     token_name: str
+    absent_timeout: float | None = None
 
 
 class StateMessage(BaseModel):
@@ -181,6 +234,10 @@ class StateMessage(BaseModel):
     commitments: list[Commitment]
     openings: list[Opening] | None
     version: int
+    clock: dict[str, Any] | None = None
+    chat_record: dict[str, bool] | None = None
+    rematch: dict[str, Any] | None = None
+    takeback: dict[str, Any] | None = None
 
 
 class AckMessage(BaseModel):
@@ -196,6 +253,52 @@ class PongMessage(BaseModel):
 
     type: Literal["pong"] = "pong"
     id: str | int | None = None
+
+
+class ChatEntry(BaseModel):
+    """One chat message as clients get it."""
+
+    n: int
+    at: float
+    channel: Literal["table", "team"]
+    from_: str = Field(alias="from")
+    text: str
+
+
+class ChatFrame(BaseModel):
+    """A new chat message, sent to every connection that may read its channel."""
+
+    type: Literal["chat"] = "chat"
+    message: ChatEntry
+
+
+class ChatHistoryFrame(BaseModel):
+    """Sent after ``welcome``: the messages of the game this connection may read."""
+
+    type: Literal["chat_history"] = "chat_history"
+    messages: list[ChatEntry]
+
+
+class NoticeFrame(BaseModel):
+    """Something every connection should be told: ``timeout_ai`` (the AI made ``piece``'s move
+    when its time ran out), ``timeout_lost`` (``side`` lost on time), ``takeback`` (moves from
+    ``ply`` on were taken back)."""
+
+    type: Literal["notice"] = "notice"
+    code: Literal["timeout_ai", "timeout_lost", "takeback"]
+    piece: str | None = None
+    side: Literal["mr_x", "detectives"] | None = None
+    ply: int | None = None
+
+
+class RematchReadyFrame(BaseModel):
+    """Sent to each connection of a player who accepted the rematch: its link to the new game
+    (its own new token; never broadcast)."""
+
+    type: Literal["rematch_ready"] = "rematch_ready"
+    game_id: str
+    link: str
+    token_name: str
 
 
 class ErrorMessage(BaseModel):
@@ -234,10 +337,58 @@ class SeatRequest(BaseModel):
     agent: AgentName | None = None
 
 
+Seconds = Annotated[float, Field(ge=1, le=86400)]
+
+
+class ClockRequest(BaseModel):
+    """The ``clock`` of ``POST /api/games``: ``per_move`` and/or Fischer ``initial`` +
+    ``increment`` seconds, and what a timeout does (``ai``: the AI makes that move; ``lose``:
+    the side loses on time)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    per_move: Seconds | None = None
+    initial: Seconds | None = None
+    increment: Annotated[float, Field(ge=0, le=3600)] = 0.0
+    on_timeout: Literal["ai", "lose"] = "ai"
+    agent: AgentName | None = None
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> ClockRequest:
+        if self.per_move is None and self.initial is None:
+            raise ValueError("a clock needs per_move or initial (seconds)")
+        if self.increment and self.initial is None:
+            raise ValueError("increment is for a Fischer clock: give initial too")
+        return self
+
+
+TokenName = Annotated[str, Field(pattern=r"^(X|detectives|D[1-5]|P[1-4]|all)$")]
+
+
+class JoinRequest(BaseModel):
+    """The body of ``POST /api/games/{id}/join``: ``{"seat": "D1"}`` or ``{"side":
+    "detectives"}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seat: Piece | None = None
+    side: Literal["mr_x", "detectives"] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> JoinRequest:
+        if (self.seat is None) == (self.side is None):
+            raise ValueError("give either seat (a piece) or side (mr_x or detectives)")
+        return self
+
+
 class CreateGame(BaseModel):
     """The body of ``POST /api/games``."""
 
     model_config = ConfigDict(extra="forbid")
+
+    public: bool = False
+    play_as: TokenName | None = None
+    clock: ClockRequest | None = None
 
     preset: PresetName = "classic"
     detectives: Annotated[int, Field(ge=1, le=5, strict=True)] | None = None

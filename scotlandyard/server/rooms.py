@@ -26,14 +26,22 @@ from ..belief import possible_history, probability_map
 from ..game import Game, IllegalMove
 from ..move import MR_X, Move, NotationError
 from ..rules import PRESET_TABLE, Rules, RulesError, preset_info
+from .again import Again
+from .chat import RoomChat
+from .clock import ClockConfig, RoomClock
 from .connections import Connection, RateLimit
+from .lobby import check_play_as, open_seats, token_plan
 from .protocol import (
+    ChatMessage,
+    ChatRecordMessage,
     CreateGame,
     MoveMessage,
     PingMessage,
     ProtocolError,
     ReclaimMessage,
+    RematchMessage,
     SyncMessage,
+    TakebackMessage,
     TakeoverMessage,
 )
 from .store import MoveConflict, Store, StoredCommitment, StoredGame, StoredSeat, StoreError
@@ -53,7 +61,8 @@ LEVELS = ("random", "easy", "medium", "hard", "max")
 """The AI levels a seat may ask for, weakest first (``docs/protocol.md``)."""
 DEFAULT_AGENT = "medium"
 X_ABSENT_SECONDS = 60.0
-"""After this long without a connection for Mr X's seat, any player may let an AI take it."""
+"""The default ``--absent-timeout``: after this long without a connection for a seat, any
+other player (of either side) may let an AI take it."""
 
 
 def _json(obj: Any) -> str:
@@ -108,10 +117,13 @@ class Seat:
         self.plays = name
         self.fallback_note = note
 
-    def info(self, connected: bool) -> dict[str, Any]:
-        """The seat as clients see it."""
+    def info(self, connected: bool, open_: bool = False,
+             away: float | None = None) -> dict[str, Any]:
+        """The seat as clients see it (``open``: no player has its token yet; ``away``:
+        seconds since the last connection of a human seat closed)."""
         return {"kind": self.kind, "agent": self.agent if self.kind == "ai" else None,
-                "connected": connected, "note": self.fallback_note or self.note}
+                "connected": connected, "note": self.fallback_note or self.note,
+                "open": open_, "away": away}
 
     def stored(self) -> StoredSeat:
         """The seat's database row."""
@@ -123,8 +135,12 @@ class Room:
 
     def __init__(self, server: GameServer, game_id: str, game: Game, preset: str,
                  seats: dict[str, Seat], hotseat: bool,
-                 commitments: list[StoredCommitment]) -> None:
-        """A room for ``game`` (already replayed to its current position)."""
+                 commitments: list[StoredCommitment], *, public: bool = False,
+                 options: dict[str, Any] | None = None, issued: list[str] | None = None,
+                 clock_state: dict[str, Any] | None = None,
+                 adjudication: dict[str, Any] | None = None) -> None:
+        """A room for ``game`` (already replayed to its current position); ``issued``: the
+        names of the tokens handed out so far; ``options``: as stored (clock set-up, ...)."""
         self.server = server
         self.id = game_id
         self.game = game
@@ -138,7 +154,67 @@ class Room:
         now = time.monotonic()
         self._absent_since: dict[str, float] = {p: now for p in game.pieces}
         self._ai_task: asyncio.Task[None] | None = None
+        self._absent_timers: dict[str, asyncio.TimerHandle] = {}
         self.closed = False
+        self.adjudication: dict[str, Any] | None = adjudication
+        self.public = public
+        self.options: dict[str, Any] = dict(options or {})
+        self.issued: list[str] = list(issued if issued is not None else [])
+        self.chat = RoomChat(self)
+        clock = self.options.get("clock")
+        self.clock = (RoomClock(self, ClockConfig.from_dict(clock), clock_state)
+                      if isinstance(clock, dict) else None)
+        self.again = Again(self)
+
+    # ---- seats and their players -----------------------------------------------------------------
+    def humans(self) -> set[str]:
+        """The pieces people play."""
+        return {p for p, s in self.seats.items() if s.kind == "human"}
+
+    def open_seats(self) -> list[str]:
+        """Human seats whose token nobody holds yet (a public game waiting for players)."""
+        return open_seats(self.game.pieces, self.humans(), self.issued)
+
+    def over(self) -> bool:
+        """Whether the game has ended (by the rules, or on time)."""
+        return self.game.is_over() or self.adjudication is not None
+
+    def notice(self, frame: dict[str, Any]) -> None:
+        """Send every connection a ``notice`` (public facts only)."""
+        text = _json(frame)
+        for conn in list(self.connections):
+            conn.send(text)
+
+    def lose_on_time(self, side: str) -> None:
+        """``side`` ran out of time and the game's clock says it loses: end the game."""
+        winner = "detectives" if side == "mr_x" else "mr_x"
+        outcome = {"winner": winner, "reason": "time", "round": self.game.round, "piece": None}
+        self.server.store.set_outcome(self.id, outcome)
+        self.adjudication = outcome
+        if self._ai_task is not None:
+            self._ai_task.cancel()
+        self.notice({"type": "notice", "code": "timeout_lost", "side": side})
+        self.seats_changed()
+
+    def take_back(self, ply: int) -> None:
+        """Undo move ``ply`` and every later one (a takeback both sides agreed to, or one
+        against the AI); the commitments of the log slots undone are dropped."""
+        game = self.game
+        if self._ai_task is not None:
+            self._ai_task.cancel()
+            self._ai_task = None
+        while game.ply >= ply:
+            game.pop()
+        keep = len(game.log)
+        self.server.store.undo_moves(self.id, ply, keep)
+        self.commitments = [c for c in self.commitments if c.slot <= keep]
+        self._beliefs = None
+        self.notice({"type": "notice", "code": "takeback", "ply": ply})
+        self.seats_changed()
+
+    def save_options(self) -> None:
+        """Store ``options`` (after a change)."""
+        self.server.store.set_options(self.id, self.options)
 
     # ---- what each connection sees ---------------------------------------------------------------
     def connected(self, piece: str) -> bool:
@@ -150,7 +226,12 @@ class Room:
         owned = set()
         for c in self.connections:
             owned.update(c.pieces)
-        return {p: s.info(p in owned) for p, s in self.seats.items()}
+        free = set(self.open_seats())
+        now = time.monotonic()
+        return {p: s.info(p in owned, p in free,
+                          None if p in owned or s.kind != "human"
+                          else round(now - self._absent_since[p], 1))
+                for p, s in self.seats.items()}
 
     def view_key(self, role: Role, pieces: tuple[str, ...]) -> str:
         """Whose view a token with this role and these pieces gets (``docs/protocol.md``)."""
@@ -168,7 +249,7 @@ class Room:
 
     def openings(self) -> list[dict[str, Any]] | None:
         """Every slot's station and salt once the game is over, else ``None``."""
-        if not self.game.is_over():
+        if not self.over():
             return None
         return [{"slot": c.slot, "station": c.station, "salt": c.salt} for c in self.commitments]
 
@@ -220,6 +301,11 @@ class Room:
             "possible_history": history,
             "analysis": self.analysis(),
             "version": self.game.ply,
+            "clock": self.clock.public() if self.clock is not None else None,
+            "chat_record": self.chat.agreements(),
+            "rematch": self.again.rematch_public(),
+            "takeback": self.again.takeback_public(),
+            "adjudication": self.adjudication,
         }
 
     def broadcast_state(self, only: Connection | None = None) -> None:
@@ -239,7 +325,13 @@ class Room:
         before = {p for p in self.game.pieces if self.connected(p)}
         self.connections.add(conn)
         conn.send(_json({"type": "welcome", "game_id": self.id, "pieces": list(conn.pieces),
-                         "role": conn.role, "token_name": conn.token_name}))
+                         "role": conn.role, "token_name": conn.token_name,
+                         "absent_timeout": self.server.absent_timeout}))
+        self.chat.send_history(conn)
+        for p in conn.pieces:
+            timer = self._absent_timers.pop(p, None)
+            if timer is not None:
+                timer.cancel()
         if set(conn.pieces) - before:
             self.broadcast_state()
         else:
@@ -255,9 +347,21 @@ class Room:
         gone = [p for p in conn.pieces if not self.connected(p)]
         for p in gone:
             self._absent_since[p] = now
+            if self.seats[p].kind == "human" and not self.over():
+                # tell the others when the seat may be handed to the AI
+                old = self._absent_timers.pop(p, None)
+                if old is not None:
+                    old.cancel()
+                self._absent_timers[p] = asyncio.get_running_loop().call_later(
+                    self.server.absent_timeout + 0.05, self._absent_passed, p)
         if gone and self.connections:
             self.broadcast_state()
         self.server.release(self)
+
+    def _absent_passed(self, piece: str) -> None:
+        self._absent_timers.pop(piece, None)
+        if not self.closed and not self.connected(piece) and self.connections:
+            self.broadcast_state()
 
     def absent_for(self, piece: str) -> float:
         """Seconds since the last connection owning ``piece`` closed (0 while one is open)."""
@@ -278,14 +382,24 @@ class Room:
             self._takeover(conn, msg)
         elif isinstance(msg, ReclaimMessage):
             self._reclaim(conn, msg)
+        elif isinstance(msg, ChatMessage):
+            self.chat.post(conn, msg)
+        elif isinstance(msg, ChatRecordMessage):
+            self.chat.agree(conn, msg)
+        elif isinstance(msg, RematchMessage):
+            self.again.rematch(conn, msg)
+        elif isinstance(msg, TakebackMessage):
+            self.again.takeback(conn, msg)
         else:  # pragma: no cover - the schema admits no other type
             raise ProtocolError("unknown_type", "unknown message")
 
     def _human_move(self, conn: Connection, msg: MoveMessage) -> None:
         game = self.game
         cid = msg.id
-        if game.is_over():
-            raise ProtocolError("game_over", f"the game is over: {game.outcome().describe()}", cid)  # type: ignore[union-attr]
+        if self.over():
+            out = game.outcome()
+            why = out.describe() if out is not None else "a side ran out of time"
+            raise ProtocolError("game_over", f"the game is over: {why}", cid)
         try:
             move = Move.parse(msg.move)
         except NotationError as exc:
@@ -340,6 +454,9 @@ class Room:
             self.game, changed = fresh.game, True
             self._beliefs = None
         self.commitments = list(stored.commitments)
+        issued = self.server.store.token_names(self.id)  # a seat joined through another process
+        if sorted(issued) != sorted(self.issued):
+            self.issued, changed = issued, True
         for p, row in stored.seats.items():
             seat = self.seats.get(p)
             if seat is not None and (seat.kind, seat.agent, seat.note) != (row.kind, row.agent,
@@ -373,9 +490,19 @@ class Room:
             game.pop()
             raise
         self.commitments.extend(new)
+        self.again.moved()
+        if self.clock is not None:
+            self.clock.moved()
 
     def after_move(self) -> None:
         """Tell everyone, and let an AI seat move if it is its turn."""
+        self.seats_changed()
+
+    def seats_changed(self) -> None:
+        """After a move or a seat change: the clock follows whoever is to move now, everyone
+        is told, and an AI seat to move starts thinking."""
+        if self.clock is not None:
+            self.clock.update()
         self.broadcast_state()
         self.kick_ai()
 
@@ -386,21 +513,20 @@ class Room:
             raise ProtocolError("not_allowed", f"there is no {piece} in this game", cid)
         if seat.kind == "ai":
             raise ProtocolError("not_allowed", f"{piece} is already played by the AI", cid)
-        if self.game.is_over():
+        if self.over():
             raise ProtocolError("game_over", "the game is over", cid)
         if conn.role == "spectator":
             raise ProtocolError("not_allowed", "spectators cannot change seats", cid)
         if piece not in conn.pieces:
-            if piece == MR_X:
-                if self.absent_for(MR_X) <= X_ABSENT_SECONDS:
-                    raise ProtocolError("not_allowed", "Mr X's seat can be given to the AI by "
-                                        f"Mr X, or after his player has been away for "
-                                        f"{X_ABSENT_SECONDS:.0f} s", cid)
-            elif conn.role == "mr_x":
-                raise ProtocolError("not_allowed", "Mr X cannot give a detective's seat to the AI",
-                                    cid)
-            elif self.connected(piece):
+            wait = self.server.absent_timeout
+            team = conn.role in ("detectives", "hotseat") and piece != MR_X
+            if self.connected(piece):
                 raise ProtocolError("not_allowed", f"{piece}'s player is connected", cid)
+            if not team and self.absent_for(piece) <= wait:
+                who = "Mr X's seat" if piece == MR_X else f"{piece}'s seat"
+                raise ProtocolError("not_allowed", f"{who} can be given to the AI by its own "
+                                    f"player, or by anyone at the table once it has been "
+                                    f"without a connection for {wait:g} s", cid)
         try:
             resolve_agent(msg.agent)
         except ValueError as exc:
@@ -409,8 +535,7 @@ class Room:
         new.build_agent()
         self.server.store.set_seat(self.id, new.stored())
         self.seats[piece] = new
-        self.broadcast_state()
-        self.kick_ai()
+        self.seats_changed()
 
     def _reclaim(self, conn: Connection, msg: ReclaimMessage) -> None:
         piece, cid = msg.piece, msg.id
@@ -424,12 +549,12 @@ class Room:
         new = Seat(piece, "human")
         self.server.store.set_seat(self.id, new.stored())
         self.seats[piece] = new  # an AI move being computed for the old seat is dropped
-        self.broadcast_state()
+        self.seats_changed()
 
     # ---- AI seats --------------------------------------------------------------------------------
     def _ai_group(self) -> list[str]:
         """The AI-played pieces that may move now and share the first one's agent."""
-        if self.game.is_over() or self.closed:
+        if self.over() or self.closed:
             return []
         group: list[str] = []
         for p in self.game.pieces_to_move:
@@ -490,20 +615,30 @@ class Room:
             self.after_move()
 
     def close(self) -> None:
-        """Stop the AI (server shutdown or eviction)."""
+        """Stop the AI and the timers (server shutdown or eviction)."""
         self.closed = True
         if self._ai_task is not None:
             self._ai_task.cancel()
+        for timer in self._absent_timers.values():
+            timer.cancel()
+        self._absent_timers.clear()
+        if self.clock is not None:
+            self.clock.cancel()
+        self.again.close()
 
 
 class GameServer:
     """All games of one server: creation, lookup by token, lazy loading, AI scheduling."""
 
-    def __init__(self, store: Store, ai_delay: float = 0.6, ai_workers: int = 0) -> None:
+    def __init__(self, store: Store, ai_delay: float = 0.6, ai_workers: int = 0,
+                 absent_timeout: float = X_ABSENT_SECONDS) -> None:
         """Serve the games in ``store``; AI seats wait ``ai_delay`` seconds before moving and
-        think in ``ai_workers`` worker processes (0: in threads of this process)."""
+        think in ``ai_workers`` worker processes (0: in threads of this process); a seat
+        without a connection for ``absent_timeout`` seconds may be handed to the AI by any
+        other player."""
         self.store = store
         self.ai_delay = max(0.0, float(ai_delay))
+        self.absent_timeout = max(0.0, float(absent_timeout))
         self.rooms: dict[str, Room] = {}
         self.thinker = Thinker(ai_workers)
 
@@ -523,7 +658,7 @@ class GameServer:
                 log.error("game %s cannot be resumed: %s", gid, exc)
                 continue
             if room is not None:
-                room.kick_ai()
+                room.seats_changed()
                 n += 1
         return n
 
@@ -580,7 +715,7 @@ class GameServer:
         seats another process plays (or that has none)."""
         if room.connections:
             return
-        if room.game.is_over() or (self.store.shared
+        if room.over() or (self.store.shared
                                    and room.id not in self.store.locked_games(check=False)):
             self.evict(room)
 
@@ -608,8 +743,13 @@ class GameServer:
             seat = Seat(p, "human") if row is None else Seat(p, row.kind, row.agent, row.note)  # type: ignore[arg-type]
             seat.build_agent()
             seats[p] = seat
+        public, options = self.store.options(stored.id)
         return Room(self, stored.id, game, stored.preset, seats, stored.hotseat,
-                    list(stored.commitments))
+                    list(stored.commitments), public=public, options=options,
+                    issued=self.store.token_names(stored.id),
+                    clock_state=self.store.clock(stored.id),
+                    adjudication=self.store.adjudication(stored.id) if not game.is_over()
+                    and stored.status == "over" else None)
 
     # ---- creation -------------------------------------------------------------------------------
     def create(self, req: CreateGame) -> dict[str, Any]:
@@ -633,25 +773,59 @@ class GameServer:
                 raise SetupError(f"seat {p}: {exc}") from None
             seats[p] = Seat(p, "ai", agent)
             seats[p].build_agent()
-        game = Game.new(rules, seed=req.seed)
+        human = {p for p, s in seats.items() if s.kind == "human"}
+        if req.play_as is not None:
+            why = check_play_as(req.play_as, rules.pieces, human, req.hotseat)
+            if why:
+                raise SetupError(why)
+        if req.public and req.hotseat:
+            raise SetupError("a hot-seat game is played on one device: it cannot be public")
+        if req.public and not human:
+            raise SetupError("a public game needs a human seat")
+        options: dict[str, Any] = {}
+        if req.clock is not None:
+            clock = req.clock
+            agent = clock.agent or DEFAULT_AGENT
+            try:
+                resolve_agent(agent)
+            except ValueError as exc:
+                raise SetupError(f"clock: {exc}") from None
+            options["clock"] = ClockConfig(clock.per_move, clock.initial, clock.increment,
+                                           clock.on_timeout, agent).to_dict()
+        names = token_plan(rules.pieces, human, hotseat=req.hotseat, play_as=req.play_as,
+                           public=req.public)
+        return self.open_game(rules, req.preset, seats, names, hotseat=req.hotseat,
+                              seed=req.seed, public=req.public, options=options,
+                              you=req.play_as)
+
+    def open_game(self, rules: Rules, preset: str, seats: dict[str, Seat], names: list[str], *,
+                  hotseat: bool, seed: int | None, public: bool, options: dict[str, Any],
+                  you: str | None) -> dict[str, Any]:
+        """Store and start a new game with tokens ``names``; the ``POST /api/games`` answer."""
+        game = Game.new(rules, seed=seed)
         game_id = secrets.token_urlsafe(9)
-        names = [MR_X, "detectives", *rules.hunters, "spectator"] + (["all"] if req.hotseat else [])
         tokens = {name: secrets.token_urlsafe(24) for name in names}
         self.store.create_game(
-            game_id, preset=req.preset, rules=rules.to_dict(), start=game.start, seed=req.seed,
-            hotseat=req.hotseat, seats=[s.stored() for s in seats.values()],
-            token_hashes={name: token_hash(t) for name, t in tokens.items()})
-        room = Room(self, game_id, game, req.preset, seats, req.hotseat, [])
+            game_id, preset=preset, rules=rules.to_dict(), start=game.start, seed=seed,
+            hotseat=hotseat, seats=[s.stored() for s in seats.values()],
+            token_hashes={name: token_hash(t) for name, t in tokens.items()},
+            public=public, options=options)
+        room = Room(self, game_id, game, preset, seats, hotseat, [], public=public,
+                    options=options, issued=list(names))
         self.rooms[game_id] = room
-        room.kick_ai()
-        log.info("game %s created: %s, seats %s", game_id, req.preset,
-                 " ".join(f"{p}={s.kind}" for p, s in seats.items()))
+        room.seats_changed()
+        log.info("game %s created: %s, seats %s%s", game_id, preset,
+                 " ".join(f"{p}={s.kind}" for p, s in seats.items()), " (public)" if public else "")
         return {
             "game_id": game_id,
             "pieces": list(rules.pieces),
+            "public": public,
+            "you": you,
             "tokens": tokens,
             "links": {name: f"/game/{game_id}#t={t}" for name, t in tokens.items()},
             "seats": room.seat_infos(),
+            "open": room.open_seats(),
+            "clock": options.get("clock"),
         }
 
     @staticmethod

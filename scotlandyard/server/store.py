@@ -72,7 +72,32 @@ CREATE TABLE IF NOT EXISTS commitments (
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA,)
+_SCHEMA_2 = """
+CREATE TABLE IF NOT EXISTS game_options (
+    game_id TEXT PRIMARY KEY REFERENCES games(id),
+    public INTEGER NOT NULL DEFAULT 0,
+    options TEXT NOT NULL DEFAULT '{}'  -- JSON: clock set-up, rematch link, chat agreements
+);
+CREATE INDEX IF NOT EXISTS game_options_public ON game_options(public);
+CREATE TABLE IF NOT EXISTS clocks (
+    game_id TEXT PRIMARY KEY REFERENCES games(id),
+    state TEXT NOT NULL           -- JSON: each side's time left, as of the last move
+);
+CREATE TABLE IF NOT EXISTS chat (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    n INTEGER NOT NULL,           -- 1 for the first message of the game
+    at REAL NOT NULL,
+    channel TEXT NOT NULL CHECK (channel IN ('table', 'team')),
+    author TEXT NOT NULL,         -- the token name (X, detectives, D1..)
+    text TEXT NOT NULL,
+    PRIMARY KEY (game_id, n)
+);
+"""
+"""Version 2: public games and game options, clocks, chat (``docs/protocol.md``). Only new
+tables: a game stored under version 1 has no ``game_options`` row and is private, without a
+clock."""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA, _SCHEMA_2)
 """The schema's history: ``MIGRATIONS[v - 1]`` takes a database from version ``v - 1`` to ``v``.
 A change to the schema is a new script appended here (never an edit of an old one). The SQL is
 written once, for SQLite; the PostgreSQL store (``store_pg.py``) runs the same scripts with the
@@ -192,8 +217,10 @@ class Store:
     # ---- writes ---------------------------------------------------------------------------
     def create_game(self, game_id: str, *, preset: str, rules: dict[str, Any],
                     start: dict[str, int], seed: int | None, hotseat: bool,
-                    seats: Iterable[StoredSeat], token_hashes: dict[str, str]) -> None:
-        """Store a new game with its seats and token hashes (name -> sha256 hex)."""
+                    seats: Iterable[StoredSeat], token_hashes: dict[str, str],
+                    public: bool = False, options: dict[str, Any] | None = None) -> None:
+        """Store a new game with its seats and token hashes (name -> sha256 hex), whether the
+        lobby lists it, and its options (clock set-up, ...)."""
         now = time.time()
         with self._tx():
             self._db.execute(
@@ -207,6 +234,8 @@ class Store:
             self._db.executemany(
                 "INSERT INTO tokens(hash, game_id, name) VALUES (?, ?, ?)",
                 [(h, game_id, name) for name, h in token_hashes.items()])
+            self._db.execute("INSERT INTO game_options(game_id, public, options) VALUES (?, ?, ?)",
+                             (game_id, int(public), json.dumps(options or {})))
 
     def add_move(self, game_id: str, ply: int, piece: str, move: str,
                  commitments: Iterable[StoredCommitment] = (),
@@ -314,6 +343,118 @@ class Store:
         """The games whose AI seats this process plays (``check``: ask the database, as a lost
         connection loses them). SQLite: none are locked (:meth:`try_lock_game` is free)."""
         return set()
+
+    # ---- lobby, options, clocks, chat (the tables of _SCHEMA_2) ---------------------------------
+    def options(self, game_id: str) -> tuple[bool, dict[str, Any]]:
+        """(public, options) of a game (a game stored before options existed: private, ``{}``)."""
+        row = self._db.execute("SELECT public, options FROM game_options WHERE game_id = ?",
+                               (game_id,)).fetchone()
+        if row is None:
+            return False, {}
+        try:
+            options = json.loads(row[1])
+        except ValueError as exc:
+            raise StoreError(f"game {game_id}: its options are stored wrongly: {exc}") from exc
+        return bool(row[0]), options if isinstance(options, dict) else {}
+
+    def set_options(self, game_id: str, options: dict[str, Any]) -> None:
+        """Replace a game's options (its public flag stays)."""
+        with self._tx():
+            self._db.execute("INSERT INTO game_options(game_id, options) VALUES (?, ?) "
+                             "ON CONFLICT(game_id) DO UPDATE SET options = excluded.options",
+                             (game_id, json.dumps(options)))
+
+    def token_names(self, game_id: str) -> list[str]:
+        """The names of the tokens issued for a game."""
+        return [r[0] for r in self._db.execute(
+            "SELECT name FROM tokens WHERE game_id = ? ORDER BY name", (game_id,))]
+
+    def add_token(self, game_id: str, name: str, token_hash: str, unless: Iterable[str]) -> bool:
+        """Issue one more token ``name`` for a game, unless a token called one of ``unless``
+        exists already (checked in the same transaction); True if it was added."""
+        blocking = sorted(set(unless) | {name})
+        marks = ", ".join("?" * len(blocking))
+        with self._tx():
+            cur = self._db.execute(
+                "INSERT INTO tokens(hash, game_id, name) SELECT ?, ?, ? WHERE NOT EXISTS "
+                f"(SELECT 1 FROM tokens WHERE game_id = ? AND name IN ({marks}))",
+                (token_hash, game_id, name, game_id, *blocking))
+            return cur.rowcount == 1
+
+    def public_games(self, limit: int) -> list[tuple[str, float, str, dict[str, Any]]]:
+        """(id, created, preset, rules) of the newest public games still being played."""
+        rows = self._db.execute(
+            "SELECT g.id, g.created, g.preset, g.rules FROM games g JOIN game_options o "
+            "ON o.game_id = g.id WHERE o.public = 1 AND g.status = 'playing' "
+            "ORDER BY g.created DESC LIMIT ?", (limit,)).fetchall()
+        out = []
+        for gid, created, preset, rules in rows:
+            try:
+                out.append((gid, created, preset, json.loads(rules)))
+            except ValueError:
+                continue  # a damaged row is not listed (loading the game reports it)
+        return out
+
+    def clock(self, game_id: str) -> dict[str, Any] | None:
+        """A game's stored clock state, or ``None``."""
+        row = self._db.execute("SELECT state FROM clocks WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            state = json.loads(row[0])
+        except ValueError as exc:
+            raise StoreError(f"game {game_id}: its clock is stored wrongly: {exc}") from exc
+        return state if isinstance(state, dict) else None
+
+    def set_clock(self, game_id: str, state: dict[str, Any]) -> None:
+        """Store a game's clock state."""
+        with self._tx():
+            self._db.execute("INSERT INTO clocks(game_id, state) VALUES (?, ?) ON CONFLICT"
+                             "(game_id) DO UPDATE SET state = excluded.state",
+                             (game_id, json.dumps(state)))
+
+    def add_chat(self, game_id: str, channel: str, author: str, text: str) -> tuple[int, float]:
+        """Store one chat message; returns its number in the game and its time."""
+        now = time.time()
+        with self._tx():
+            row = self._db.execute("SELECT COALESCE(MAX(n), 0) + 1 FROM chat WHERE game_id = ?",
+                                   (game_id,)).fetchone()
+            self._db.execute("INSERT INTO chat(game_id, n, at, channel, author, text) "
+                             "VALUES (?, ?, ?, ?, ?, ?)",
+                             (game_id, row[0], now, channel, author, text))
+        return int(row[0]), now
+
+    def set_outcome(self, game_id: str, outcome: dict[str, Any]) -> None:
+        """End a game off the board (a loss on time): status ``over`` with ``outcome``."""
+        with self._tx():
+            self._db.execute("UPDATE games SET status = 'over', outcome = ?, updated = ? "
+                             "WHERE id = ?", (json.dumps(outcome), time.time(), game_id))
+
+    def adjudication(self, game_id: str) -> dict[str, Any] | None:
+        """The stored outcome of a game that ended off the board, or ``None``."""
+        row = self._db.execute("SELECT outcome FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        try:
+            out = json.loads(row[0])
+        except ValueError as exc:
+            raise StoreError(f"game {game_id}: its outcome is stored wrongly: {exc}") from exc
+        return out if isinstance(out, dict) and out.get("reason") == "time" else None
+
+    def undo_moves(self, game_id: str, ply: int, keep_slots: int) -> None:
+        """Delete move ``ply`` and every later one, and the commitments of log slots after
+        ``keep_slots`` (a takeback), in one transaction."""
+        with self._tx():
+            self._db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, ply))
+            self._db.execute("DELETE FROM commitments WHERE game_id = ? AND slot > ?",
+                             (game_id, keep_slots))
+            self._db.execute("UPDATE games SET updated = ? WHERE id = ?", (time.time(), game_id))
+
+    def chat(self, game_id: str) -> list[tuple[int, float, str, str, str]]:
+        """Every chat message of a game: (n, at, channel, author, text), oldest first."""
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._db.execute(
+            "SELECT n, at, channel, author, text FROM chat WHERE game_id = ? ORDER BY n",
+            (game_id,))]
 
 
 def open_store(url: str | Path) -> Store:

@@ -1,0 +1,172 @@
+"""Table chat and the detectives' team chat (``docs/protocol.md``, "Chat").
+
+Who may write and who receives is decided here, by the connection's role only:
+
+* ``table``: written by any seated player (not spectators), read by every connection.
+* ``team``: written and read by ``detectives`` connections only (a detective's or police
+  piece token, or the ``detectives`` token). Mr X's token, spectators and hot-seat devices
+  (where Mr X shares the screen) never receive a team message: not live, not in the history
+  sent on connect, not in a record, not in a log line (the server logs no chat text).
+
+Messages are plain text (the page draws them with ``textContent``), at most
+:data:`MAX_CHARS` characters after control characters are removed, and each token may send
+:data:`BURST` at once, then one every :data:`EVERY` seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import unicodedata
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..move import MR_X
+from .protocol import ChatMessage, ChatRecordMessage, ProtocolError
+
+if TYPE_CHECKING:
+    from .connections import Connection
+    from .rooms import Room
+
+Channel = Literal["table", "team"]
+MAX_CHARS = 300
+BURST = 5
+EVERY = 2.0
+_SPACES = re.compile(r"\s+")
+
+
+class ChatRefused(Exception):
+    """A chat message the server refuses (``code`` is a protocol error code)."""
+
+    def __init__(self, code: Literal["bad_message", "not_allowed", "rate_limited"],
+                 message: str) -> None:
+        super().__init__(message)
+        self.code: Literal["bad_message", "not_allowed", "rate_limited"] = code
+        self.message = message
+
+
+def clean(text: str) -> str:
+    """The text as stored: control and format characters removed, runs of white space made
+    one space, trimmed; raise :class:`ChatRefused` if nothing is left or it is too long."""
+    kept = "".join(" " if ch.isspace() else ch for ch in text
+                   if ch.isspace() or unicodedata.category(ch)[0] != "C")
+    out = _SPACES.sub(" ", kept).strip()
+    if not out:
+        raise ChatRefused("bad_message", "a chat message needs some text")
+    if len(out) > MAX_CHARS:
+        raise ChatRefused("bad_message", f"a chat message has at most {MAX_CHARS} characters "
+                                         f"(this one has {len(out)})")
+    return out
+
+
+def may_write(role: str, channel: Channel) -> str | None:
+    """Why a connection with ``role`` may not write to ``channel``, or ``None``."""
+    if role == "spectator":
+        return "spectators read the table chat but do not write"
+    if channel == "team" and role != "detectives":
+        if role == "hotseat":
+            return "a hot-seat device has no team chat (Mr X shares the screen)"
+        return "the team chat is the detectives'"
+    return None
+
+
+def receives(role: str, channel: str) -> bool:
+    """Whether a connection with ``role`` is sent messages of ``channel``."""
+    return channel == "table" or (channel == "team" and role == "detectives")
+
+
+def message(n: int, at: float, channel: str, author: str, text: str) -> dict[str, Any]:
+    """One message as clients get it (inside ``chat`` and ``chat_history`` frames)."""
+    return {"n": n, "at": round(at, 3), "channel": channel, "from": author, "text": text}
+
+
+class ChatLimit:
+    """Per token: :data:`BURST` messages at once, then one every :data:`EVERY` seconds."""
+
+    def __init__(self) -> None:
+        self.level = float(BURST)
+        self.last = time.monotonic()
+
+    def take(self) -> None:
+        """Count one message; raise :class:`ChatRefused` (``rate_limited``) when over."""
+        now = time.monotonic()
+        self.level = min(float(BURST), self.level + (now - self.last) / EVERY)
+        self.last = now
+        if self.level < 1.0:
+            wait = (1.0 - self.level) * EVERY
+            raise ChatRefused("rate_limited", f"too many chat messages; wait {wait:.0f} s")
+        self.level -= 1.0
+
+
+class RoomChat:
+    """The chat of one room: posting, the history sent on connect, and the agreement to put
+    the table chat into the record."""
+
+    def __init__(self, room: Room) -> None:
+        """The chat of ``room`` (its messages are in the store)."""
+        self.room = room
+        self._limits: dict[str, ChatLimit] = {}
+
+    def _readable(self, role: str) -> list[dict[str, Any]]:
+        return [message(*row) for row in self.room.server.store.chat(self.room.id)
+                if receives(role, row[2])]
+
+    def send_history(self, conn: Connection) -> None:
+        """Send a new connection the messages it may read."""
+        conn.send(json.dumps({"type": "chat_history", "messages": self._readable(conn.role)},
+                             separators=(",", ":")))
+
+    def post(self, conn: Connection, msg: ChatMessage) -> None:
+        """Store and deliver one message; raise :class:`ProtocolError` to refuse it."""
+        why = may_write(conn.role, msg.channel)
+        if why is not None:
+            raise ProtocolError("not_allowed", why, msg.id)
+        try:
+            text = clean(msg.text)
+            self._limits.setdefault(conn.token_name, ChatLimit()).take()
+        except ChatRefused as exc:
+            raise ProtocolError(exc.code, exc.message, msg.id) from None
+        n, at = self.room.server.store.add_chat(self.room.id, msg.channel, conn.token_name, text)
+        frame = json.dumps({"type": "chat", "message": message(n, at, msg.channel,
+                                                               conn.token_name, text)},
+                           separators=(",", ":"))
+        for other in list(self.room.connections):
+            if receives(other.role, msg.channel):
+                other.send(frame)
+
+    # ---- the record ------------------------------------------------------------------------------
+    def _sides(self) -> list[str]:
+        humans = self.room.humans()
+        sides = []
+        if MR_X in humans:
+            sides.append("mr_x")
+        if humans - {MR_X}:
+            sides.append("detectives")
+        return sides
+
+    def agreements(self) -> dict[str, bool]:
+        """Per side with a human player: whether it agreed to the table chat in the record."""
+        agreed = self.room.options.get("chat_record", {})
+        return {side: bool(agreed.get(side)) for side in self._sides()}
+
+    def agree(self, conn: Connection, msg: ChatRecordMessage) -> None:
+        """A player's side agrees (or withdraws its agreement)."""
+        if conn.role == "spectator":
+            raise ProtocolError("not_allowed", "spectators have no say in the record", msg.id)
+        sides = ["mr_x", "detectives"] if conn.role == "hotseat" else [conn.role]
+        agreed = dict(self.room.options.get("chat_record", {}))
+        for side in sides:
+            agreed[side] = msg.agree
+        self.room.options["chat_record"] = agreed
+        self.room.save_options()
+        self.room.broadcast_state()
+
+    def record_tags(self) -> dict[str, str]:
+        """The table chat as record tags (``Chat1`` = ``"D1: text"``), when every side with a
+        human player agreed; else none. Team messages are never part of a record."""
+        agreed = self.agreements()
+        if not agreed or not all(agreed.values()):
+            return {}
+        rows = [r for r in self.room.server.store.chat(self.room.id) if r[2] == "table"]
+        return {f"Chat{i}": f"{author}: {text}".replace('"', "'")
+                for i, (_, _, _, author, text) in enumerate(rows, 1)}

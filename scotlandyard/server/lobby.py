@@ -1,0 +1,229 @@
+"""Seats for people: which tokens a new game issues, which human seats are still open, the
+public lobby of open games, and taking an open seat (``docs/protocol.md``, "Lobby").
+
+A token is issued only for a seat a person will use: never for an AI seat, and in a public
+game only for the creator's own seat (``play_as``); the other human seats stay *open* until
+someone joins them (``POST /api/games/{id}/join``). Nothing here sees a view or a station:
+the lobby lists rules, seats and who is waiting, never a token or a hidden fact.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..move import MR_X
+from ..rules import Rules, RulesError
+from .tokens import token_hash
+
+if TYPE_CHECKING:
+    from .rooms import GameServer
+
+SIDES = ("mr_x", "detectives")
+LOBBY_LIMIT = 50
+"""The most games ``GET /api/lobby`` lists (the newest first)."""
+
+
+class JoinError(Exception):
+    """A join that cannot be served: ``status`` is the HTTP status to answer (404, 403, 409,
+    422), ``message`` says why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def covered(name: str, pieces: tuple[str, ...]) -> tuple[str, ...]:
+    """The pieces a token called ``name`` owns in a game with ``pieces`` (``spectator``: none)."""
+    if name == "all":
+        return pieces
+    if name == "detectives":
+        return pieces[1:]
+    if name in pieces:
+        return (name,)
+    return ()
+
+
+def token_plan(pieces: tuple[str, ...], human: Collection[str], *, hotseat: bool,
+               play_as: str | None, public: bool) -> list[str]:
+    """The token names a new game issues (``spectator`` always comes last).
+
+    * Only human seats get a token: ``X`` if Mr X is human, ``detectives`` if a detective or
+      police piece is, each human hunter piece on its own, ``all`` for a hot-seat game.
+    * ``play_as`` (the creator's own token) is issued first; the names that would share its
+      pieces are left out (a creator playing ``detectives`` gets no ``D1``.. links).
+    * A public game issues only ``play_as`` (and ``spectator``): the other seats are open.
+    """
+    hunters = [p for p in pieces[1:] if p in human]
+    names: list[str] = []
+    if MR_X in human:
+        names.append(MR_X)
+    if hunters:
+        names.append("detectives")
+        names.extend(hunters)
+    if hotseat:
+        names.append("all")
+    if play_as is not None:
+        mine = set(covered(play_as, pieces))
+        names = [play_as] + ([] if public else [n for n in names if n != play_as
+                                                 and not mine & set(covered(n, pieces))])
+    elif public:
+        names = []
+    return [*names, "spectator"]
+
+
+def check_play_as(play_as: str, pieces: tuple[str, ...], human: Collection[str],
+                  hotseat: bool) -> str | None:
+    """Why ``play_as`` cannot be the creator's seat, or ``None`` if it can."""
+    if play_as == "all":
+        return None if hotseat else "play_as \"all\" is for hot-seat games"
+    own = covered(play_as, pieces)
+    if not own:
+        return (f"play_as {play_as!r} is not a seat of this game (X, detectives, "
+                f"{', '.join(pieces[1:])})")
+    ai = [p for p in own if p not in human]
+    if play_as == "detectives" and len(ai) < len(own):
+        return None  # the detectives token may own AI seats next to its human ones
+    if ai:
+        return f"play_as {play_as}: {', '.join(ai)} is an AI seat"
+    return None
+
+
+def open_seats(pieces: tuple[str, ...], human: Collection[str],
+               issued: Iterable[str]) -> list[str]:
+    """The human pieces that no issued token owns yet, in piece order."""
+    taken: set[str] = set()
+    for name in issued:
+        taken.update(covered(name, pieces))
+    return [p for p in pieces if p in human and p not in taken]
+
+
+def join_name(pieces: tuple[str, ...], human: Collection[str], issued: Iterable[str],
+              seat: str | None, side: str | None) -> str:
+    """The token name to issue for a join asking for ``seat`` (a piece) or ``side``
+    (``mr_x``/``detectives``); raise :class:`JoinError` (409) when it is not open.
+
+    ``side: "detectives"`` takes every detective seat at once while all of them are open (one
+    person against Mr X), else the first open one."""
+    free = open_seats(pieces, human, issued)
+    if seat is not None:
+        if seat not in pieces:
+            raise JoinError(422, f"there is no seat {seat} in this game (pieces: "
+                                 f"{', '.join(pieces)})")
+        if seat not in human:
+            raise JoinError(409, f"{seat} is played by the AI")
+        if seat not in free:
+            raise JoinError(409, f"{seat} is taken")
+        return seat
+    if side == "mr_x":
+        if MR_X not in free:
+            raise JoinError(409, "Mr X's seat is taken" if MR_X in human
+                            else "Mr X is played by the AI")
+        return MR_X
+    hunters = [p for p in pieces[1:] if p in human]
+    open_hunters = [p for p in hunters if p in free]
+    if not hunters:
+        raise JoinError(409, "the detectives are played by the AI")
+    if not open_hunters:
+        raise JoinError(409, "no detective seat is open")
+    if open_hunters == hunters:
+        return "detectives"
+    return open_hunters[0]
+
+
+@dataclass(frozen=True)
+class LobbyGame:
+    """What the lobby lists about one public game (public facts only)."""
+
+    game_id: str
+    created: float
+    preset: str
+    rules: dict[str, Any]
+    pieces: tuple[str, ...]
+    seats: dict[str, dict[str, Any]]
+    open: list[str]
+    waiting: list[str]
+    ply: int
+    clock: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The entry as ``GET /api/lobby`` answers it."""
+        return {
+            "game_id": self.game_id,
+            "created": round(self.created, 3),
+            "preset": self.preset,
+            "edition": self.rules.get("edition"),
+            "detectives": len([p for p in self.pieces if p.startswith("D")]),
+            "police": len([p for p in self.pieces if p.startswith("P")]),
+            "extra_reveal": bool(self.rules.get("extra_reveal")),
+            "pieces": list(self.pieces),
+            "seats": self.seats,
+            "open": self.open,
+            "open_sides": [s for s in SIDES if any((p == MR_X) == (s == "mr_x")
+                                                   for p in self.open)],
+            "waiting": self.waiting,
+            "started": self.ply > 0,
+            "clock": self.clock,
+        }
+
+
+def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, Any]:
+    """The body of ``GET /api/lobby``: public games still being played that have an open seat,
+    newest first. Rules, seats and who is waiting; never a token, a station or a move."""
+    games = []
+    for gid, created, preset, rules in server.store.public_games(limit):
+        try:
+            pieces = Rules.from_dict(rules).pieces
+        except (RulesError, ValueError, TypeError):
+            continue  # a damaged row is not listed (loading the game reports it)
+        room = server.rooms.get(gid)
+        if room is not None:
+            free = room.open_seats()
+            seats = room.seat_infos()
+            waiting = [p for p in pieces if seats[p]["connected"] and seats[p]["kind"] == "human"]
+            ply = room.game.ply
+            clock = room.options.get("clock")
+        else:
+            stored = server.store.load_game(gid)
+            if stored is None:
+                continue
+            human = {p for p, s in stored.seats.items() if s.kind == "human"}
+            free = open_seats(pieces, human, server.store.token_names(gid))
+            seats = {p: {"kind": s.kind, "agent": s.agent if s.kind == "ai" else None,
+                         "connected": False, "note": s.note, "open": p in free, "away": None}
+                     for p, s in stored.seats.items()}
+            waiting = []
+            ply = len(stored.moves)
+            clock = server.store.options(gid)[1].get("clock")
+        if not free:
+            continue
+        games.append(LobbyGame(gid, created, preset, rules, pieces, seats, free, waiting, ply,
+                               clock).to_dict())
+    return {"games": games}
+
+
+def join_game(server: GameServer, game_id: str, seat: str | None,
+              side: str | None) -> dict[str, Any]:
+    """Take an open seat of a public game: the ``POST /api/games/{id}/join`` answer (201),
+    or :class:`JoinError`."""
+    room = server.room(game_id)
+    if room is None:
+        raise JoinError(404, f"no game {game_id!r}")
+    if not room.public:
+        raise JoinError(403, "this game is private: ask its players for a link")
+    if room.over():
+        raise JoinError(409, "the game is over")
+    pieces = room.game.pieces
+    name = join_name(pieces, room.humans(), room.issued, seat, side)
+    token = secrets.token_urlsafe(24)
+    blocking = [n for n in (MR_X, "detectives", "all", *pieces[1:])
+                if set(covered(n, pieces)) & set(covered(name, pieces))]
+    if not server.store.add_token(game_id, name, token_hash(token), blocking):
+        raise JoinError(409, f"{name} was taken a moment ago")
+    room.issued.append(name)
+    room.seats_changed()
+    return {"game_id": game_id, "token_name": name, "pieces": list(covered(name, pieces)),
+            "token": token, "link": f"/game/{game_id}#t={token}", "open": room.open_seats()}
