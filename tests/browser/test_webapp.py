@@ -389,9 +389,10 @@ def test_lobby_creates_game_and_shows_invite_links(server: str, new_page: Any) -
     page.select_option("#seat-X", "ai:random")
     page.click("#create")
     page.wait_for_selector("#links:not([hidden])")
-    for name in ("X", "detectives", "spectator"):
+    for name in ("detectives", "spectator"):
         value = page.input_value(f"#link-{name}")
         assert re.fullmatch(rf"{re.escape(server)}/game/[\w-]+#t=[\w-]+", value)
+    assert page.locator("#link-X").count() == 0  # the AI plays Mr X: there is no link to him
     page.click(".link-row[data-link='detectives'] button")
     page.wait_for_selector(".link-row[data-link='detectives'] .copy-status:text('Copied.')")
     copied = page.evaluate("navigator.clipboard.readText()")
