@@ -52,8 +52,8 @@ def main(visits: int = 5) -> None:
             for i in range(visits):
                 ctx = browser.new_context(viewport={"width": 1280, "height": 800})
                 page = ctx.new_page()
-                sizes: dict[str, int] = {}
-                page.on("requestfinished", lambda r, sizes=sizes: sizes.__setitem__(r.url, r.sizes()["responseBodySize"]))
+                urls: list[str] = []
+                page.on("request", lambda r, urls=urls: urls.append(r.url))
                 t0 = time.perf_counter()
                 page.goto(url)
                 page.wait_for_selector(".game-page[data-version] .piece")
@@ -61,12 +61,14 @@ def main(visits: int = 5) -> None:
                 nav = page.evaluate("performance.getEntriesByType('navigation')[0].toJSON()")
                 rows.append((nav["domContentLoadedEventEnd"], nav["loadEventEnd"], drawn))
                 if i == 0:
-                    external = [u for u in sizes if not u.startswith(base) and not u.startswith("ws")]
-                    print(f"{'request':<60} {'bytes':>8}")
-                    for u, n in sorted(sizes.items()):
-                        print(f"{u.replace(base, ''):<60} {n:>8}")
-                    print(f"{'total (' + str(len(sizes)) + ' requests)':<60} {sum(sizes.values()):>8}")
-                    print(f"external requests: {len(external)} {external}")
+                    res = page.evaluate("""() => [performance.getEntriesByType('navigation')[0],
+                        ...performance.getEntriesByType('resource')].map(e => [e.name, e.encodedBodySize, e.decodedBodySize])""")
+                    external = [u for u in urls if not u.startswith(base) and not u.startswith("ws://127.0.0.1")]
+                    print(f"{'request':<44} {'over the wire':>14} {'decoded':>9}")
+                    for name, wire, dec in sorted(res):
+                        print(f"{name.replace(base, '').split('#')[0]:<44} {wire:>14} {dec:>9}")
+                    print(f"{'total (' + str(len(res)) + ' files)':<44} {sum(r[1] for r in res):>14} {sum(r[2] for r in res):>9}")
+                    print(f"requests to other hosts: {len(external)} {external}")
                 ctx.close()
             browser.close()
         med = [statistics.median(c) for c in zip(*rows, strict=True)]

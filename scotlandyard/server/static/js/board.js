@@ -181,7 +181,7 @@ export class BoardView {
     const label = el("text", { class: "river-name", dy: -2 }, g);
     const id = "thames-path";
     el("path", { d, id, fill: "none", stroke: "none" }, defsOf(this.svg));
-    const tp = el("textPath", { href: `#${id}`, startOffset: "6%" }, label);
+    const tp = el("textPath", { href: `#${id}`, startOffset: "13%" }, label);
     tp.textContent = t("board.river");
     const tp2 = el("text", { class: "river-name", dy: -2 }, g);
     const tp2p = el("textPath", { href: `#${id}`, startOffset: "80%" }, tp2);
