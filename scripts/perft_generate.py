@@ -111,6 +111,12 @@ def cases() -> dict[str, list[PerftCase]]:
     add_found("classic", "classic-last-round", "classic", last_round, 14)
     add_found("classic", "classic1-mid-double", "classic", mr_x_with(True, False, 3), 15,
               detectives=1)
+    # the Polish and Russian books (Mr X 4/3/2 and 4/3/3, reveals at moves 3, 8, 13, 18)
+    add("classic", "classic-pl-start-seed-4", "classic_pl", 4)
+    add_found("classic", "classic-pl-mid-double-black", "classic_pl", mr_x_with(True, True, 4),
+              16)
+    add("classic", "classic-ru-start-seed-5", "classic_ru", 5)
+    add_found("classic", "classic-ru-before-reveal", "classic_ru", before_reveal, 17)
     # new edition (2014): police, free order, unlimited Mr X
     add("new_edition", "new4-start-seed-1", "new_edition", 1, detectives=4, depth=3)
     add("new_edition", "new3-start-seed-2", "new_edition", 2, detectives=3, depth=3)
