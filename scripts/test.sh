@@ -12,6 +12,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# torch first, the CPU build (the rl extra's stable-baselines3 would otherwise pull a CUDA one)
+python3 -m pip install -q --disable-pip-version-check torch==2.13.0
 python3 -m pip install -q --disable-pip-version-check -e '.[all]'
 ruff check scotlandyard tests benchmarks examples scripts
 python3 -m pytest -q -n 2 "$@"

@@ -1,0 +1,48 @@
+"""Stable-Baselines3 end to end (torch CPU): ``make_vec_env`` on both Gymnasium ids, a few
+``MaskablePPO`` updates, and the trained model playing through ``PolicyAgent``. Kept tiny."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib", reason="the rl extra (pip install torch==2.13.0 'scotlandyard[rl]')")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+from sb3_contrib.common.maskable.utils import get_action_masks  # noqa: E402
+from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
+
+import scotlandyard.env as sye  # noqa: E402
+from scotlandyard import Game, Rules  # noqa: E402
+from scotlandyard.ai import Budget  # noqa: E402
+from scotlandyard.env import PolicyAgent  # noqa: E402
+
+
+@pytest.mark.parametrize("env_id", sye.GYM_IDS)
+def test_make_vec_env_and_maskable_ppo_steps(env_id: str) -> None:
+    venv = make_vec_env(env_id, n_envs=2, seed=0, env_kwargs={"rules": "classic"})
+    venv.reset()
+    masks = get_action_masks(venv)
+    assert masks.shape == (2, sye.N_ACTIONS) and masks.any(axis=1).all()
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [16]}, device="cpu")
+    model.learn(total_timesteps=32)
+    assert model.num_timesteps >= 32
+    # the trained model plays a whole game as a package agent (masks respected)
+    agent = PolicyAgent(model)
+    g = Game.new(Rules.classic(), seed=1)
+    side = "mr_x" if env_id.endswith("MrX-v0") else "detectives"
+    rng = random.Random(1)
+    while not g.is_over():
+        legal = g.legal_moves()
+        if g.side_to_move == side:
+            move = agent.choose(g.view(g.to_move), legal, rng, Budget())
+        else:
+            move = legal[rng.randrange(len(legal))]
+        assert move in legal
+        g.push(move)
+    obs = venv.reset()
+    action, _ = model.predict(obs, action_masks=get_action_masks(venv))
+    assert np.asarray(action).shape == (2,)
