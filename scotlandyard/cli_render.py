@@ -13,11 +13,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .move import MR_X, Move
+from .move import MR_X, TICKET_NAMES, Move
 from .rules import Preset, Rules
 from .view import PlayerView
 
-TICKET_COLUMNS = ("taxi", "bus", "underground", "black", "double")
+TICKET_COLUMNS = TICKET_NAMES
 LOG_ROW = 8  # log slots per table row (three rows of eight fit 80 columns)
 
 

@@ -17,6 +17,7 @@ from .move import (
     DETECTIVE_IDS,
     MR_X,
     PASS,
+    TICKET_NAMES,
     Move,
     Ticket,
     is_piece_id,
@@ -197,7 +198,7 @@ class Game:
         start = dict(view.stations)
         start[MR_X] = mr_x
         g = cls(rules, start)
-        names = ("taxi", "bus", "underground", "black", "double")
+        names = TICKET_NAMES
         for i, p in enumerate(g._ids):
             si = g._sup_of[i]
             if si < 0:
@@ -708,13 +709,13 @@ class Game:
             self._pos[i] = d  # type: ignore[assignment]
             if d == self._pos[0]:
                 self._belief = 1 << d
-                self._outcome = Outcome("detectives", "caught", self._round, self._ids[i])
+                self._outcome = Outcome(Winner.DETECTIVES, Reason.CAUGHT, self._round, self._ids[i])
                 return
             self._belief &= ~(1 << d)  # type: ignore[operator]
         self._moved |= 1 << i
         if self._moved == self._hunters_mask:
             if self._round >= self._last_round:
-                self._outcome = Outcome("mr_x", "survived", self._round)
+                self._outcome = Outcome(Winner.MR_X, Reason.SURVIVED, self._round)
                 return
             self._round += 1
             self._turn = 0
@@ -731,9 +732,9 @@ class Game:
         """R-END checks after a move (made in ``move_round``): (3) detectives stuck, (4) Mr X
         cornered. (1) caught and (2) survived are decided while the move is made."""
         if self._detectives_stuck():
-            return Outcome("mr_x", "detectives_stuck", move_round or self._round)
+            return Outcome(Winner.MR_X, Reason.DETECTIVES_STUCK, move_round or self._round)
         if self._turn == 0 and not self._take and not self._mr_x_can_move():
-            return Outcome("detectives", "cornered", self._round)
+            return Outcome(Winner.DETECTIVES, Reason.CORNERED, self._round)
         return None
 
     def _detectives_stuck(self) -> bool:

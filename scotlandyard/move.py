@@ -34,6 +34,12 @@ class Ticket(IntEnum):
         """The notation letter (``T``, ``B``, ``U``, ``K``; ``2`` for the double-move card)."""
         return _LETTERS[self]
 
+    @property
+    def label(self) -> str:
+        """The ticket's name in views, JSON and tables: ``taxi``, ``bus``, ``underground``,
+        ``black``, ``double``."""
+        return self.name.lower()
+
     @classmethod
     def from_letter(cls, letter: str) -> Ticket:
         """The ticket of a notation letter (case-insensitive)."""
@@ -46,6 +52,8 @@ class Ticket(IntEnum):
 _LETTERS = {Ticket.TAXI: "T", Ticket.BUS: "B", Ticket.UNDERGROUND: "U", Ticket.BLACK: "K",
             Ticket.DOUBLE: "2"}
 _FROM_LETTER = {"T": Ticket.TAXI, "B": Ticket.BUS, "U": Ticket.UNDERGROUND, "K": Ticket.BLACK}
+TICKET_NAMES: tuple[str, ...] = tuple(t.label for t in Ticket)
+"""Every ticket's name in index order (``taxi`` .. ``double``): views and JSON use these."""
 
 MR_X = "X"
 DETECTIVE_IDS = ("D1", "D2", "D3", "D4", "D5")

@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 from .belief import step_path_counts
 from .board import iter_bits, london
-from .game import Game, GameError, Outcome
+from .game import Game, GameError, Outcome, Reason, Winner
 from .move import MR_X, Move, NotationError, Ticket, is_piece_id, parse_hidden
 from .rules import PRESET_TABLE, Preset, Rules, RulesError, preset_info
 
@@ -62,8 +62,8 @@ __all__ = ["FORMAT", "VERSION", "Record", "RecordError", "RecordMove", "closest_
 FORMAT = "scotlandyard-record"
 VERSION = 1
 
-_WINNERS = ("mr_x", "detectives")
-_REASONS = ("caught", "cornered", "detectives_stuck", "survived")
+_WINNERS = tuple(w.value for w in Winner)
+_REASONS = tuple(r.value for r in Reason)
 
 
 class RecordError(ValueError):
@@ -770,7 +770,7 @@ def _outcome(winner: Any, reason: Any, rnd: Any, piece: Any) -> Outcome:
         raise RecordError(f"result: the end round is a whole number >= 1, not {rnd!r}")
     if piece is not None and not (isinstance(piece, str) and is_piece_id(piece)):
         raise RecordError(f"result: the capturing piece is a piece id, not {piece!r}")
-    return Outcome(winner, reason, rnd, piece)
+    return Outcome(Winner(winner), Reason(reason), rnd, piece)
 
 
 def _build(*, rules: Rules, preset: str | None, hidden: bool, start_anywhere: bool,

@@ -15,17 +15,35 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
 from .board import bits_to_set
-from .move import MR_X, Move, Ticket
+from .move import MR_X, TICKET_NAMES, Move, Ticket
 from .rules import Rules
 
 Side = Literal["mr_x", "detectives", "spectator"]
-Winner = Literal["mr_x", "detectives"]
-Reason = Literal["caught", "cornered", "detectives_stuck", "survived"]
-TICKET_NAMES = ("taxi", "bus", "underground", "black", "double")
+
+
+class Winner(StrEnum):
+    """The winning side (its value is what JSON, records and the protocol carry)."""
+
+    MR_X = "mr_x"
+    DETECTIVES = "detectives"
+
+
+class Reason(StrEnum):
+    """Why a game ended (R-END), as JSON, records and the protocol carry it."""
+
+    CAUGHT = "caught"
+    CORNERED = "cornered"
+    DETECTIVES_STUCK = "detectives_stuck"
+    SURVIVED = "survived"
+
+
+__all__ = ["TICKET_NAMES", "GameFacts", "HistoryEntry", "LogEntry", "LogSlot", "Outcome",
+           "PlayerView", "PublicMove", "Reason", "Side", "Winner", "build_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +55,11 @@ class Outcome:
     reason: Reason
     round: int
     piece: str | None = None
+
+    def __post_init__(self) -> None:
+        # accept the plain values too ("mr_x", "caught"): a wrong one is a ValueError here
+        object.__setattr__(self, "winner", Winner(self.winner))
+        object.__setattr__(self, "reason", Reason(self.reason))
 
     def describe(self) -> str:
         """A sentence for people."""

@@ -32,15 +32,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..board import Board, iter_bits, london
-from ..game import Game, Outcome
+from ..game import Game, Outcome, Reason, Winner
 from ..move import MR_X, Move, Ticket
 from ..rules import Rules
 
 if TYPE_CHECKING:
     from ..record import Record
 
-REASONS = ("caught", "cornered", "detectives_stuck", "survived")
-WINNERS = ("mr_x", "detectives")
+REASONS = tuple(r.value for r in Reason)  # index order of ``reason`` (the core's enum)
+WINNERS = tuple(w.value for w in Winner)
 _CAUGHT, _CORNERED, _STUCK, _SURVIVED = range(4)
 _WORDS = 4  # 256 bits hold stations 1..199
 _CHUNKS = 25  # bytes that hold bits 0..199

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import get_args
 
 import pytest
 
@@ -21,8 +20,8 @@ ERROR_CODES = ("bad_json", "bad_message", "unknown_type", "illegal_move", "not_y
                "not_allowed", "bad_token", "too_large", "game_over", "rate_limited", "unknown")
 DYNAMIC = {
     "error": ERROR_CODES,
-    "outcome.reason": get_args(Reason),
-    "outcome": get_args(Winner),
+    "outcome.reason": tuple(r.value for r in Reason),
+    "outcome": tuple(w.value for w in Winner),
     "preset": Rules.PRESETS,
     "preset_info": Rules.PRESETS,
     "role": ("mr_x", "detectives", "spectator", "hotseat"),
