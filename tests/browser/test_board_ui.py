@@ -69,7 +69,14 @@ def test_laptop_board_explains_clicks_animates_and_keeps_panels_in_view(
         server: str, new_page: Any, artifacts: Path) -> None:
     game = create_game(server, preset="classic", detectives=3, seed=21)
     x_page = open_game(new_page, server, game["links"]["X"], **LAPTOP)
-    page = open_game(new_page, server, game["links"]["detectives"], **LAPTOP)
+    page = new_page(**LAPTOP)
+    # count the tones the page makes (WebAudio, no files): none until sounds are switched on
+    page.add_init_script("""(() => { const C = window.AudioContext; if (!C) return; window.__tones = 0;
+        const make = C.prototype.createOscillator;
+        C.prototype.createOscillator = function () { window.__tones += 1; return make.call(this); }; })()""")
+    page.goto(server + game["links"]["detectives"])
+    page.wait_for_selector(f"{GAME}[data-version]")
+    assert page.get_attribute("#tg-sound", "aria-pressed") == "false"
     # not our turn yet: a click says so
     page.locator(".station[data-station='100']").click(force=True)
     note = page.locator(".board-note")
@@ -107,6 +114,13 @@ def test_laptop_board_explains_clicks_animates_and_keeps_panels_in_view(
     far = next(s for s in (199, 1, 108, 13) if s not in legal and s not in stations.values())
     page.locator(f".station[data-station='{far}']").click(force=True)
     assert re.fullmatch(rf"No line goes from {stations['D1']} to {far} in one move\.", note.inner_text())
+    # sounds: off by default; switched on (remembered), a move makes a tone
+    assert page.evaluate("window.__tones") == 0
+    page.click("#tg-sound")
+    assert page.get_attribute("#tg-sound", "aria-pressed") == "true"
+    assert page.evaluate("localStorage.getItem('sy.sound')") == "1"
+    tones = page.evaluate("window.__tones")
+    assert tones >= 1  # the switch plays a sample
     # a move animates along its line and leaves a trail
     target = page.locator(".station.target").first
     dest = int(target.get_attribute("data-station"))
@@ -124,6 +138,8 @@ def test_laptop_board_explains_clicks_animates_and_keeps_panels_in_view(
     assert trail.locator(".trail-line").count() == 1 and trail.locator(".trail-head").count() == 1
     # the focus is back on the board after the move
     assert page.evaluate("!!document.activeElement.closest('.board-svg')")
+    # the move was sounded (by the other detectives' answers or Mr X's next move at the latest)
+    page.wait_for_function("t => window.__tones > t", arg=tones)
     page.screenshot(path=str(artifacts / "game-1280x800.png"))
 
 

@@ -411,8 +411,9 @@ export class BoardView {
 
   clampView() {
     const v = this.view;
-    const mx = v.w * 0.45;
-    const my = v.h * 0.45;
+    // zoomed in, at most a small margin beyond the map; zoomed out, the map may be centred
+    const mx = Math.max(40, (v.w - this.width) / 2 + 40);
+    const my = Math.max(40, (v.h - this.height) / 2 + 40);
     v.x = Math.min(this.width - v.w + mx, Math.max(-mx, v.x));
     v.y = Math.min(this.height - v.h + my, Math.max(-my, v.y));
   }
