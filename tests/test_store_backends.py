@@ -268,8 +268,14 @@ def test_changes_are_notified_to_other_workers_with_the_game_id_only(pg_url: str
     heard_a: list[str | None] = []
     heard_b: list[str | None] = []
     got = threading.Event()
-    a.listen(heard_a.append)
-    b.listen(lambda gid: (heard_b.append(gid), got.set()))
+    a.listen(lambda gid, worker, what: heard_a.append(gid))
+
+    def on_b(gid: str | None, worker: str, what: str) -> None:
+        assert worker == a.worker_id and what == ""
+        heard_b.append(gid)
+        got.set()
+
+    b.listen(on_b)
     try:
         new_game(a)
         a.add_move("g1", 1, "X", "T 117", [StoredCommitment(1, 117, "secret-salt", "h")])
@@ -315,3 +321,24 @@ def test_a_game_lock_is_held_by_one_worker_and_freed_when_it_dies(pg_url: str) -
     finally:
         a.close()
         b.close()
+
+
+def test_announcements_and_live_workers(pg_url: str) -> None:
+    a, b = PgStore(pg_url), PgStore(pg_url)
+    heard: list[tuple[str | None, str, str]] = []
+    got = threading.Event()
+    b.listen(lambda *note: (heard.append(note), got.set()))
+    try:
+        a.announce("g1", "p X,D1")
+        assert got.wait(5)
+        assert heard == [("g1", a.worker_id, "p X,D1")]
+        assert {a.worker_id, b.worker_id} <= b.live_workers()
+        a.close()  # a worker that goes away is no longer live
+        deadline = time.monotonic() + 5
+        while a.worker_id in b.live_workers() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert a.worker_id not in b.live_workers() and b.worker_id in b.live_workers()
+    finally:
+        b.close()
+    lite = Store(":memory:")
+    assert lite.live_workers() == set() and lite.announce("g1", "p X") is None

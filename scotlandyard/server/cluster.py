@@ -46,9 +46,9 @@ class Cluster:
         """Listen to the other workers and start sweeping (call on the running event loop)."""
         loop = asyncio.get_running_loop()
 
-        def from_listener(game_id: str | None) -> None:
+        def from_listener(game_id: str | None, worker: str, what: str) -> None:
             try:
-                loop.call_soon_threadsafe(self.changed, game_id)
+                loop.call_soon_threadsafe(self.changed, game_id, worker, what)
             except RuntimeError:  # the loop is closed: the worker is stopping
                 pass
 
@@ -60,18 +60,30 @@ class Cluster:
         if self._task is not None:
             self._task.cancel()
 
-    def changed(self, game_id: str | None) -> None:
-        """Another worker changed ``game_id`` (``None``: any game, notifications were lost)."""
-        rooms = self.server.rooms
+    def changed(self, game_id: str | None, worker: str = "", what: str = "") -> None:
+        """Another worker changed ``game_id`` (``None``: any game, notifications were lost), or
+        said which of its seats have sockets there (``what`` ``p X,D1``), or asked who has
+        (``q``)."""
+        server = self.server
         if game_id is None:
-            targets = list(rooms.values())
+            for each in list(server.rooms.values()):
+                self.notified += 1
+                each.refresh()
+                server.announce(each, ask=True)
+                server.release(each)
+            return
+        room = server.rooms.get(game_id)
+        if room is None:
+            return
+        if what.startswith("p"):
+            room.set_elsewhere(worker, frozenset(p for p in what[1:].strip().split(",") if p))
+        elif what == "q":
+            if room.local_pieces():
+                server.announce(room)
         else:
-            room = rooms.get(game_id)
-            targets = [] if room is None else [room]
-        for room in targets:
             self.notified += 1
             room.refresh()
-            self.server.release(room)
+            server.release(room)
 
     async def _sweep_loop(self) -> None:
         while True:
@@ -84,6 +96,10 @@ class Cluster:
     def sweep(self) -> int:
         """One sweep (see the module's docstring); returns how many games were picked up."""
         server, store = self.server, self.server.store
+        live = store.live_workers()
+        for known in list(server.rooms.values()):
+            for worker in [w for w in known.elsewhere if w not in live]:
+                known.set_elsewhere(worker, frozenset())  # that worker died with its sockets
         held = store.locked_games(check=True)
         for game_id in held:
             room = server.rooms.get(game_id)

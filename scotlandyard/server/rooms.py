@@ -156,6 +156,8 @@ class Room:
         self._ai_task: asyncio.Task[None] | None = None
         self._absent_timers: dict[str, asyncio.TimerHandle] = {}
         self.closed = False
+        self.elsewhere: dict[str, frozenset[str]] = {}
+        """Pieces with sockets on other server processes (``cluster.py``), by worker id."""
         self.adjudication: dict[str, Any] | None = adjudication
         self.public = public
         self.options: dict[str, Any] = dict(options or {})
@@ -217,21 +219,41 @@ class Room:
         self.server.store.set_options(self.id, self.options)
 
     # ---- what each connection sees ---------------------------------------------------------------
+    def local_pieces(self) -> set[str]:
+        """The pieces owned by a connection to this process."""
+        owned: set[str] = set()
+        for c in self.connections:
+            owned.update(c.pieces)
+        return owned
+
     def connected(self, piece: str) -> bool:
-        """Whether a connection owning ``piece`` is open."""
-        return any(piece in c.pieces for c in self.connections)
+        """Whether a connection owning ``piece`` is open (here or on another process)."""
+        return (any(piece in c.pieces for c in self.connections)
+                or any(piece in ps for ps in self.elsewhere.values()))
 
     def seat_infos(self) -> dict[str, dict[str, Any]]:
         """Every seat as clients see it."""
-        owned = set()
-        for c in self.connections:
-            owned.update(c.pieces)
+        owned = self.local_pieces().union(*self.elsewhere.values())
         free = set(self.open_seats())
         now = time.monotonic()
         return {p: s.info(p in owned, p in free,
                           None if p in owned or s.kind != "human"
                           else round(now - self._absent_since[p], 1))
                 for p, s in self.seats.items()}
+
+    def set_elsewhere(self, worker: str, pieces: frozenset[str]) -> None:
+        """Another process said which pieces have sockets there (none: it is gone)."""
+        before = {p for p in self.game.pieces if self.connected(p)}
+        if pieces:
+            self.elsewhere[worker] = pieces
+        else:
+            self.elsewhere.pop(worker, None)
+        after = {p for p in self.game.pieces if self.connected(p)}
+        now = time.monotonic()
+        for p in before - after:
+            self._absent_since[p] = now
+        if before != after and self.connections:
+            self.broadcast_state()
 
     def view_key(self, role: Role, pieces: tuple[str, ...]) -> str:
         """Whose view a token with this role and these pieces gets (``docs/protocol.md``)."""
@@ -323,6 +345,7 @@ class Room:
     def join(self, conn: Connection) -> None:
         """A connection opened: welcome it and send it (and others, if a seat came online) state."""
         before = {p for p in self.game.pieces if self.connected(p)}
+        here = self.local_pieces()
         self.connections.add(conn)
         conn.send(_json({"type": "welcome", "game_id": self.id, "pieces": list(conn.pieces),
                          "role": conn.role, "token_name": conn.token_name,
@@ -336,6 +359,8 @@ class Room:
             self.broadcast_state()
         else:
             self.broadcast_state(only=conn)
+        if set(conn.pieces) - here:
+            self.server.announce(self)
 
     def leave(self, conn: Connection) -> None:
         """A connection closed."""
@@ -356,6 +381,8 @@ class Room:
                     self.server.absent_timeout + 0.05, self._absent_passed, p)
         if gone and self.connections:
             self.broadcast_state()
+        if set(conn.pieces) - self.local_pieces():
+            self.server.announce(self)
         self.server.release(self)
 
     def _absent_passed(self, piece: str) -> None:
@@ -686,6 +713,8 @@ class GameServer:
             return None
         room = self._rebuild(stored)
         self.rooms[game_id] = room
+        if self.store.shared:
+            self.store.announce(game_id, "q")  # who has sockets in it elsewhere?
         return room
 
     def exists(self, game_id: str) -> bool:
@@ -708,6 +737,14 @@ class GameServer:
             room.refresh()  # a missed notification must not show an old position
         role, pieces = token_scope(found[1], room.game.pieces)
         return room, found[1], role, pieces
+
+    def announce(self, room: Room, ask: bool = False) -> None:
+        """Tell the other server processes on the database which of ``room``'s pieces have
+        sockets here (``ask``: and ask them the same)."""
+        if self.store.shared:
+            self.store.announce(room.id, "p " + ",".join(sorted(room.local_pieces())))
+            if ask:
+                self.store.announce(room.id, "q")
 
     def release(self, room: Room) -> None:
         """Drop a finished game that no socket watches (after a REST call loaded it); with

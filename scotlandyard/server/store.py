@@ -327,9 +327,18 @@ class Store:
     shared = False
     """Whether other server processes may serve the same games (see ``store_pg.PgStore``)."""
 
-    def listen(self, callback: Callable[[str | None], None]) -> None:
-        """Call ``callback(game_id)`` (from another thread) whenever another process changed a
-        game, ``callback(None)`` when changes may have been missed. SQLite: never."""
+    def listen(self, callback: Callable[[str | None, str, str], None]) -> None:
+        """Call ``callback(game_id, worker, what)`` (from another thread) whenever another
+        process changed a game (``what`` empty) or announced something of it (:meth:`announce`),
+        ``callback(None, "", "")`` when changes may have been missed. SQLite: never."""
+
+    def announce(self, game_id: str, what: str) -> None:
+        """Tell the other processes something public of ``game_id`` (which of its seats have
+        sockets here). SQLite: nobody to tell."""
+
+    def live_workers(self) -> set[str]:
+        """The ids of the server processes connected to the database now. SQLite: none."""
+        return set()
 
     def try_lock_game(self, game_id: str) -> bool:
         """Become the one process that plays ``game_id``'s AI seats (and clocks); False if

@@ -308,9 +308,10 @@ class PgStore(Store):
         self._changed.append(game_id)
 
     # ---- LISTEN --------------------------------------------------------------------------------
-    def listen(self, callback: Callable[[str | None], None]) -> None:
-        """Call ``callback(game_id)`` from a listener thread for every game another worker
-        changed, and ``callback(None)`` after the listening connection was lost and made again
+    def listen(self, callback: Callable[[str | None, str, str], None]) -> None:
+        """Call ``callback(game_id, worker, what)`` from a listener thread for every game
+        another worker changed (``what`` empty) or announced something of, and
+        ``callback(None, "", "")`` after the listening connection was lost and made again
         (changes may have been missed: reload everything)."""
         if self._listener is not None:
             raise RuntimeError("already listening")
@@ -320,7 +321,8 @@ class PgStore(Store):
         self._listener.start()
         ready.wait(10)
 
-    def _listen(self, callback: Callable[[str | None], None], ready: threading.Event) -> None:
+    def _listen(self, callback: Callable[[str | None, str, str], None],
+                ready: threading.Event) -> None:
         first = True
         while not self._stop.is_set():
             try:
@@ -328,13 +330,13 @@ class PgStore(Store):
                     conn.execute(f"LISTEN {CHANNEL}")
                     ready.set()
                     if not first:
-                        callback(None)
+                        callback(None, "", "")
                     first = False
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.5):
-                            game_id, _, origin = note.payload.partition(" ")
+                            game_id, origin, what = (note.payload.split(" ", 2) + ["", ""])[:3]
                             if origin != self.worker_id:
-                                callback(game_id)
+                                callback(game_id, origin, what)
             except psycopg.Error as exc:
                 if self._stop.is_set():
                     return
@@ -343,6 +345,21 @@ class PgStore(Store):
                 self._stop.wait(1.0)
             except Exception:  # a bug in the callback must not stop the listener
                 log.exception("database listener callback failed")
+
+    def announce(self, game_id: str, what: str) -> None:
+        """Notify the other workers of ``what`` about ``game_id`` (public facts only: which
+        seats have sockets on this worker)."""
+        try:
+            self._db.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{game_id} {self.worker_id} {what}"))
+        except sqlite3.Error as exc:  # presence is a courtesy: never fail a connection for it
+            log.warning("cannot announce to the other workers: %s", type(exc).__name__)
+
+    def live_workers(self) -> set[str]:
+        """The ids of the workers connected to the database now (their connections are named
+        ``scotlandyard-<id>``; a killed worker's vanish with it)."""
+        rows = self._db.execute("SELECT DISTINCT application_name FROM pg_stat_activity "
+                                "WHERE application_name LIKE 'scotlandyard-%'").fetchall()
+        return {str(r[0]).removeprefix("scotlandyard-") for r in rows}
 
     # ---- game locks (AI seats, clocks) ---------------------------------------------------------
     def _lock_conn(self) -> Any:
