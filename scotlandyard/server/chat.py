@@ -127,6 +127,7 @@ class RoomChat:
         except ChatRefused as exc:
             raise ProtocolError(exc.code, exc.message, msg.id) from None
         n, at = self.room.server.store.add_chat(self.room.id, msg.channel, conn.token_name, text)
+        self.room.chat_posted_here.add(n)  # delivered below, not again by Room.refresh
         frame = json.dumps({"type": "chat", "message": message(n, at, msg.channel,
                                                                conn.token_name, text)},
                            separators=(",", ":"))

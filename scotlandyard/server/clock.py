@@ -218,6 +218,11 @@ class RoomClock:
             return
         if self._task is not None and not self._task.done():
             return
+        if not room.server.store.try_lock_game(room.id):
+            # another server process on the database holds the game (docs/deploy.md): it
+            # acts on the time-out; look again later in case that process has died
+            self._timer = asyncio.get_running_loop().call_later(2.0, self._fire)
+            return
         if self.clock.config.on_timeout == "lose":
             room.lose_on_time(side)
         else:

@@ -28,7 +28,9 @@ from ..move import MR_X, Move, NotationError
 from ..rules import PRESET_TABLE, Rules, RulesError, preset_info
 from .again import Again
 from .chat import RoomChat
-from .clock import ClockConfig, RoomClock
+from .chat import message as chat_message
+from .chat import receives as chat_receives
+from .clock import Clock, ClockConfig, RoomClock
 from .connections import Connection, RateLimit
 from .lobby import check_play_as, open_seats, token_plan
 from .protocol import (
@@ -158,6 +160,9 @@ class Room:
         self.closed = False
         self.elsewhere: dict[str, frozenset[str]] = {}
         """Pieces with sockets on other server processes (``cluster.py``), by worker id."""
+        self.chat_delivered = 0
+        """The last chat message number this process has sent its sockets (or need not)."""
+        self.chat_posted_here: set[int] = set()
         self.adjudication: dict[str, Any] | None = adjudication
         self.public = public
         self.options: dict[str, Any] = dict(options or {})
@@ -492,9 +497,31 @@ class Room:
                 new.build_agent()
                 self.seats[p] = new
                 changed = True
+        store = self.server.store
+        if stored.status == "over" and not self.game.is_over() and self.adjudication is None:
+            self.adjudication, changed = store.adjudication(self.id), True  # lost on time there
+        if self.clock is not None:
+            state = store.clock(self.id)
+            if state is not None and state != self.clock.clock.stored():
+                self.clock.clock, changed = Clock(self.clock.clock.config, state), True
+        self._deliver_chat()
         if changed:
             self.after_move()
         return changed
+
+    def _deliver_chat(self) -> None:
+        """Send this process's sockets the chat messages posted through other processes."""
+        rows = [r for r in self.server.store.chat(self.id) if r[0] > self.chat_delivered]
+        for n, at, channel, author, text in rows:
+            if n in self.chat_posted_here:
+                continue
+            frame = _json({"type": "chat", "message": chat_message(n, at, channel, author, text)})
+            for conn in list(self.connections):
+                if chat_receives(conn.role, channel):
+                    conn.send(frame)
+        if rows:
+            self.chat_delivered = max(r[0] for r in rows)
+            self.chat_posted_here = {n for n in self.chat_posted_here if n > self.chat_delivered}
 
     def apply(self, move: Move) -> None:
         """Make a legal move and commit it (and its commitments) to the database. The game is
@@ -713,6 +740,8 @@ class GameServer:
             return None
         room = self._rebuild(stored)
         self.rooms[game_id] = room
+        chat = self.store.chat(game_id)
+        room.chat_delivered = chat[-1][0] if chat else 0
         if self.store.shared:
             self.store.announce(game_id, "q")  # who has sockets in it elsewhere?
         return room
