@@ -203,8 +203,10 @@ async def ping_baseline(base: str, count: int) -> Stats:
             t = time.perf_counter()
             await ws.send(json.dumps({"type": "ping", "id": i}))
             reply = json.loads(await ws.recv())
+            while reply.get("type") in ("state", "chat_history", "notice"):  # sent on join
+                reply = json.loads(await ws.recv())
             if reply.get("type") != "pong":
-                stats.error(str(reply))
+                stats.error(str(reply)[:200])
             stats.latencies.append(time.perf_counter() - t)
             await asyncio.sleep(0.06)  # stay under the rate limit (20 a second)
     return stats
