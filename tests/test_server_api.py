@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from scotlandyard import Game, Rules, london
+from scotlandyard import Rules, london
 from scotlandyard.ai import agent_names
 from scotlandyard.board import Transport
 from scotlandyard.server.app import STATIC_DIR, create_app
@@ -133,11 +133,16 @@ def test_create_is_not_json_is_422(client):
     assert r.status_code == 422 and isinstance(r.json()["detail"], str)
 
 
-def test_seeded_game_draws_the_core_start(client):
-    out = create(client, preset="classic", detectives=3, seed=42)
-    state = client.get(f"/api/games/{out['game_id']}/state",
-                       headers={"Authorization": f"Bearer {out['tokens']['X']}"}).json()
-    assert state["view"]["start"] == Game.new(Rules.classic(3), seed=42).start
+def test_seeded_game_fixes_the_detectives_start_only(client):
+    # on the server a seed fixes public facts only (docs/webapp.md, Security): see
+    # tests/test_server_security.py for Mr X's start
+    seen = []
+    for _ in range(2):
+        out = create(client, preset="classic", detectives=3, seed=42)
+        state = client.get(f"/api/games/{out['game_id']}/state",
+                           headers={"Authorization": f"Bearer {out['tokens']['X']}"}).json()
+        seen.append({p: s for p, s in state["view"]["start"].items() if p != "X"})
+    assert seen[0] == seen[1] and sorted(seen[0]) == ["D1", "D2", "D3"]
 
 
 # ---- tokens and auth ------------------------------------------------------------------------------
@@ -189,7 +194,9 @@ def test_record_is_public_for_detectives_and_full_for_mr_x(client):
     assert full.status_code == 200 and full.headers["content-type"].startswith("application/json")
     assert "attachment" in full.headers["content-disposition"]
     rec = Record.parse(full.text)
-    assert not rec.hidden and rec.start["X"] == Game.new(Rules.classic(2), seed=5).start["X"]
+    x_view = client.get(f"/api/games/{out['game_id']}/state",
+                        params={"token": out["tokens"]["X"]}).json()["view"]
+    assert not rec.hidden and rec.start["X"] == x_view["start"]["X"] and rec.seed is None
     for name in ("detectives", "D1", "spectator"):
         pub = client.get(url, headers={"Authorization": "Bearer " + out["tokens"][name]})
         assert pub.status_code == 200 and pub.headers["content-type"].startswith("text/plain")

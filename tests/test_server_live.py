@@ -100,6 +100,7 @@ def server(tmp_path_factory):
     work = tmp_path_factory.mktemp("live")
     # AI seats think in a worker process here (the restart test uses threads)
     srv = LiveServer(work, work / "games.sqlite3", 0, "--ai-workers", "1")
+    srv.db = work / "games.sqlite3"
     yield srv
     srv.stop()
 
@@ -475,3 +476,35 @@ def test_frame_limits_and_bad_token_close_codes_on_the_wire(server):
 
     asyncio.run(go())
     assert server.state(g, "X")["version"] == 0
+
+
+def test_invalid_utf8_and_lone_surrogates_get_errors_and_the_socket_lives(server):
+    g = server.create(preset="classic", detectives=1)
+
+    async def go():
+        async with websockets.connect(server.url(g, "D1")) as ws:
+            await ws.recv()
+            await ws.recv()
+            for _ in range(3):
+                await ws.send(b'{"type":"ping","id":"\xff\xfe"}', text=True)  # not UTF-8
+                err = json.loads(await ws.recv())
+                assert err["code"] == "bad_message" and "not valid UTF-8" in err["message"]
+            await ws.send('{"type":"ping","id":"\\ud800"}')
+            err = json.loads(await ws.recv())
+            assert err["code"] == "bad_message" and "lone surrogate" in err["message"]
+            await ws.send('{"type":"ping","id":"after"}')
+            assert json.loads(await ws.recv()) == {"type": "pong", "id": "after"}
+
+    asyncio.run(go())
+    log = server.log.read_text(errors="replace")
+    assert "Traceback" not in log and "Invalid UTF-8" not in log
+
+
+def test_a_second_server_on_the_same_database_refuses_to_start_and_says_why(server):
+    out = subprocess.run(
+        [sys.executable, "-m", "scotlandyard.server", "--port", str(free_port()), "--db",
+         str(server.db)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert f"another scotlandyard server (pid {server.proc.pid}) is using" in out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+    assert httpx.get(server.base + "/api/presets", timeout=5).status_code == 200  # unharmed

@@ -70,7 +70,7 @@ class Again:
         """Token names of the players connected now (spectators do not count)."""
         return {c.token_name for c in self.room.connections if c.role != "spectator"}
 
-    def rematch(self, conn: Connection, msg: RematchMessage) -> None:
+    async def rematch(self, conn: Connection, msg: RematchMessage) -> None:
         """Offer, accept or decline a rematch."""
         room, cid = self.room, msg.id
         if not room.over():
@@ -92,10 +92,10 @@ class Again:
             self.offer = {"by": conn.token_name, "swap": msg.swap, "accepted": set()}
         self.offer["accepted"].add(conn.token_name)
         if self._players() <= self.offer["accepted"]:
-            self._start()
+            await self._start()
         room.broadcast_state()
 
-    def _start(self) -> None:
+    async def _start(self) -> None:
         """Every player accepted: open the new game and send each its link."""
         from .rooms import Seat  # the room module imports this one
 
@@ -127,7 +127,7 @@ class Again:
         else:
             names = token_plan(pieces, human, hotseat=room.hotseat, play_as=None, public=False)
             names = [*mine, *[n for n in names if n not in mine]]
-        out = room.server.open_game(room.game.rules, room.preset, seats, names,
+        out = await room.server.open_game(room.game.rules, room.preset, seats, names,
                                     hotseat=room.hotseat, seed=None, public=room.public,
                                     options={k: v for k, v in room.options.items()
                                              if k == "clock"}, you=None)

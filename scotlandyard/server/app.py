@@ -6,27 +6,42 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import math
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from ..board import TRANSPORTS, london
+from .limits import ClientLimits, Limits
 from .lobby import JoinError, join_game, list_lobby
 from .protocol import CreateGame, JoinRequest, ProtocolError, error_frame, parse_client_message
-from .rooms import X_ABSENT_SECONDS, Connection, GameServer, Room, SetupError, preset_catalogue
-from .store import StoreError, open_store
+from .rooms import (
+    X_ABSENT_SECONDS,
+    Connection,
+    GameDamaged,
+    GameServer,
+    Room,
+    SetupError,
+    preset_catalogue,
+)
+from .store import UNAVAILABLE, StoreError, open_store
+from .tokens import token_hash
 
 STATIC_DIR = Path(__file__).parent / "static"
 log = logging.getLogger("scotlandyard.server")
@@ -74,6 +89,89 @@ _PLACEHOLDER = """<!doctype html><html lang="en"><meta charset="utf-8">
 and its API run: see docs/protocol.md.</p></body></html>"""
 
 NO_STORE = {"Cache-Control": "no-store"}
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'")
+"""The pages load scripts, styles and images from this server only and run no inline code."""
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes is answered 413 before the app
+    sees it (by its ``Content-Length``, or while it is read when it has none)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        """Wrap ``app``; ``limit`` <= 0 turns the check off."""
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read at most ``limit`` bytes of the body, then hand the request on."""
+        if scope["type"] != "http" or self.limit <= 0:
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or ()).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break  # the client went away: let the app see it
+            body = message.get("body", b"")
+            size += len(body)
+            if size > self.limit:
+                await self._refuse(send)
+                return
+            chunks.append(body)
+            if not message.get("more_body", False):
+                break
+        whole: Message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        given = False
+
+        async def replay() -> Message:
+            nonlocal given
+            if not given:
+                given = True
+                return whole
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        response = JSONResponse({"detail": f"request body over {self.limit} bytes"},
+                                status_code=413, headers={"Connection": "close"})
+        await response({"type": "http"}, _nothing, send)
+
+
+async def _nothing() -> Message:  # pragma: no cover - a JSONResponse never receives
+    return {"type": "http.disconnect"}
+
+
+def _client(conn: Request | WebSocket) -> str:
+    """The client's address (the key of per-client limits)."""
+    return conn.client.host if conn.client is not None else "unknown"
+
+
+def damaged_text(exc: GameDamaged) -> str:
+    """What a damaged game's players are told."""
+    return f"this game's record is damaged: {exc}. It cannot be played on this server."
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """Whether a WebSocket upgrade with this ``Origin`` may open a game socket: no Origin
+    (a bot, not a browser), the server's own origin (the same host and port), or one listed."""
+    if origin is None:
+        return True
+    if origin.rstrip("/").lower() in {a.rstrip("/").lower() for a in allowed}:
+        return True
+    try:
+        netloc = urlsplit(origin).netloc.lower()
+    except ValueError:
+        return False
+    return bool(netloc) and netloc == (host or "").lower()
 
 
 @cache
@@ -94,23 +192,27 @@ def board_payload(name: str) -> bytes:
 
 def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                static_dir: Path | None = None, ai_workers: int = 0,
-               absent_timeout: float = X_ABSENT_SECONDS) -> FastAPI:
-    """The web app over the database ``db`` (a SQLite file, or ``postgresql://...``). Games still being played are resumed at
-    start-up (AI seats think again); AI seats wait ``ai_delay`` seconds before each move and
-    think in ``ai_workers`` processes (0: threads); a seat without a connection for
-    ``absent_timeout`` seconds may be handed to the AI by any other player."""
+               absent_timeout: float = X_ABSENT_SECONDS,
+               limits: Limits | None = None) -> FastAPI:
+    """The web app over the database ``db`` (a SQLite file, or ``postgresql://...``). Games
+    still being played are resumed at start-up (AI seats think again); AI seats wait
+    ``ai_delay`` seconds before each move and think in ``ai_workers`` processes (0: threads);
+    a seat without a connection for ``absent_timeout`` seconds may be handed to the AI by any
+    other player. ``limits``: see :class:`Limits`."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     holder: dict[str, GameServer] = {}
+    lim = limits if limits is not None else Limits()
+    clients = ClientLimits(lim)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_log_redaction()
-        store = open_store(db)
-        server = GameServer(store, ai_delay, ai_workers, absent_timeout)
+        store = open_store(db, exclusive=True, busy_timeout=lim.db_wait)
+        server = GameServer(store, ai_delay, ai_workers, absent_timeout, lim)
         server.thinker.warm_up()
         holder["server"] = server
         app.state.games = server
-        resumed = server.resume()
+        resumed = await server.resume()
         cluster = None
         if store.shared:  # other workers on the same database: hear them, share AI seats
             from .cluster import Cluster
@@ -139,12 +241,17 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     def games() -> GameServer:
         return holder["server"]
 
+    app.add_middleware(BodyLimit, limit=lim.body_bytes)
+    if lim.allowed_hosts:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(lim.allowed_hosts))
+
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Any) -> Response:
         response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         return response
 
     @app.exception_handler(RequestValidationError)
@@ -201,12 +308,21 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         return preset_catalogue()
 
     @app.post("/api/games", status_code=201)
-    async def create_game(body: CreateGame) -> JSONResponse:
+    async def create_game(body: CreateGame, request: Request) -> JSONResponse:
         """Create a game; answers its id, one token per seat, a spectator token and links."""
+        wait = clients.create_wait(_client(request))
+        if wait:
+            retry = max(1, math.ceil(wait))
+            raise HTTPException(429, f"too many new games from this address; try again in "
+                                     f"{retry} s", headers={"Retry-After": str(retry)})
         try:
-            out = games().create(body)
+            out = await games().create(body)
         except SetupError as exc:
             raise HTTPException(422, str(exc)) from None
+        except StoreError as exc:
+            log.error("a new game was not saved: %s", exc)
+            raise HTTPException(503, f"the game was not saved ({exc}); try again",
+                                headers={"Retry-After": "2"}) from None
         return JSONResponse(out, status_code=201, headers=NO_STORE)
 
     @app.get("/api/lobby")
@@ -218,25 +334,29 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def join(game_id: str, body: JoinRequest) -> JSONResponse:
         """Take an open seat of a public game: its token and link (409 when taken)."""
         try:
-            out = join_game(games(), game_id, body.seat, body.side)
+            out = await join_game(games(), game_id, body.seat, body.side)
         except JoinError as exc:
             raise HTTPException(exc.status, exc.message) from None
-        except StoreError as exc:
-            log.error("game %s cannot be loaded: %s", game_id, exc)
-            raise HTTPException(500, "this game's stored data is damaged") from None
+        except GameDamaged as exc:
+            raise HTTPException(409, damaged_text(exc)) from None
+        except UNAVAILABLE as exc:
+            raise HTTPException(503, f"the database is busy ({exc}); try again",
+                                headers={"Retry-After": "2"}) from None
         return JSONResponse(out, status_code=201, headers=NO_STORE)
 
-    def authorized(game_id: str, request: Request, token: str | None) -> tuple[Room, str, str, tuple[str, ...]]:
+    async def authorized(game_id: str, request: Request, token: str | None) -> tuple[Room, str, str, tuple[str, ...]]:
         header = request.headers.get("authorization", "")
         if header[:7].lower() == "bearer ":
             token = header[7:].strip()
-        if not games().exists(game_id):
-            raise HTTPException(404, f"no game {game_id!r}")
         try:
-            auth = games().authenticate(game_id, token)
-        except StoreError as exc:
-            log.error("game %s cannot be loaded: %s", game_id, exc)
-            raise HTTPException(500, "this game's stored data is damaged") from None
+            if not await games().exists(game_id):
+                raise HTTPException(404, f"no game {game_id!r}")
+            auth = await games().authenticate(game_id, token)
+        except GameDamaged as exc:
+            raise HTTPException(409, damaged_text(exc)) from None
+        except UNAVAILABLE as exc:
+            raise HTTPException(503, f"the database is busy ({exc}); try again",
+                                headers={"Retry-After": "2"}) from None
         if auth is None:
             raise HTTPException(401, "a valid token for this game is needed (Authorization: "
                                      "Bearer TOKEN, or ?token=)",
@@ -247,7 +367,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def game_state(game_id: str, request: Request,
                          token: str | None = Query(None, max_length=200)) -> JSONResponse:
         """The same body as the WebSocket ``state`` message, plus role and pieces."""
-        room, name, role, pieces = authorized(game_id, request, token)
+        room, name, role, pieces = await authorized(game_id, request, token)
         body = room.state(room.view_key(role, pieces))
         body.update(role=role, pieces=list(pieces), token_name=name)
         games().release(room)
@@ -259,7 +379,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                           token: str | None = Query(None, max_length=200)) -> Response:
         """The game record: public (Mr X's hidden stations removed) for the detectives'
         side and spectators while the game runs, full for Mr X and after the end."""
-        room, name, role, pieces = authorized(game_id, request, token)
+        room, name, role, pieces = await authorized(game_id, request, token)
         full = (room.over() or role == "mr_x"
                 or (role == "hotseat" and room.seats["X"].kind == "human"))
         try:
@@ -287,22 +407,68 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     @app.websocket("/ws/{game_id}")
     async def play(websocket: WebSocket, game_id: str) -> None:
         """The game socket (``docs/protocol.md``)."""
-        await websocket.accept()
+        if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
+                              lim.allowed_origins):
+            log.warning("game socket refused: foreign origin %r",
+                        websocket.headers.get("origin", "")[:100])
+            await deny(websocket, 403, "game sockets are opened by this server's own pages "
+                                       "(or by bots, which send no Origin)")
+            return
         token = websocket.query_params.get("token")
+        client, key = _client(websocket), token_hash(token or "")
+        why = clients.open_socket(client, key)
+        if why is not None:
+            await deny(websocket, 429, why)
+            return
         try:
-            auth = games().authenticate(game_id, token)
-        except StoreError as exc:
-            log.error("game %s cannot be loaded: %s", game_id, exc)
-            auth = None
+            await _play(websocket, game_id, token)
+        finally:
+            clients.close_socket(client, key)
+
+    async def deny(websocket: WebSocket, status: int, detail: str) -> None:
+        try:
+            await websocket.send_denial_response(JSONResponse({"detail": detail},
+                                                              status_code=status))
+        except RuntimeError:  # a server without the denial extension: a plain refusal (403)
+            await websocket.close(1008)
+
+    async def _play(websocket: WebSocket, game_id: str, token: str | None) -> None:
+        await websocket.accept()
+        try:
+            auth = await games().authenticate(game_id, token)
+        except GameDamaged as exc:
+            await websocket.send_text(error_frame("damaged", damaged_text(exc)))
+            await websocket.close(4500)
+            return
+        except UNAVAILABLE as exc:
+            await websocket.send_text(error_frame("not_saved", f"the database is busy ({exc}); "
+                                                               "connect again"))
+            await websocket.close(1013)
+            return
         if auth is None:
-            why = ("this token does not open this game" if games().exists(game_id)
+            why = ("this token does not open this game" if await games().exists(game_id)
                    else "no game with this id")
             await websocket.send_text(error_frame("bad_token", why))
             await websocket.close(4401)
             return
         room, name, role, pieces = auth
-        conn = Connection(websocket.send_text, websocket.close, name, role, pieces)
+        conn = Connection(websocket.send_text, websocket.close, name, role, pieces,
+                          send_timeout=lim.send_timeout, max_bytes=lim.queued_bytes)
         room.join(conn)
+        reader = asyncio.create_task(_receive(websocket, room, conn))
+        conn.on_evict = reader.cancel  # a socket that does not read is dropped (Limits)
+        try:
+            await reader
+        except asyncio.CancelledError:
+            if conn.evicted is None:
+                reader.cancel()
+                raise
+            log.info("game %s: a %s socket was dropped: %s", game_id, role, conn.evicted)
+        finally:
+            room.leave(conn)
+            conn.stop()
+
+    async def _receive(websocket: WebSocket, room: Room, conn: Connection) -> None:
         try:
             while True:
                 message = await websocket.receive()
@@ -320,13 +486,10 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                 if frame is None:
                     frame = message.get("bytes")
                 try:
-                    room.handle(conn, parse_client_message(frame))
+                    await room.handle(conn, parse_client_message(frame))
                 except ProtocolError as exc:
                     conn.send(error_frame(exc.code, exc.message, exc.client_id))
         except (WebSocketDisconnect, RuntimeError):
             pass  # the client went away (RuntimeError: receive after a close)
-        finally:
-            room.leave(conn)
-            conn.stop()
 
     return app

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import logging
 import threading
+from dataclasses import replace
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -31,6 +32,32 @@ def log_config(fmt: str = "text") -> dict[str, Any]:
     cfg["loggers"]["scotlandyard"] = {"handlers": ["default"], "level": "INFO",
                                       "propagate": False}
     return cfg
+
+
+def lenient_websockets() -> Any:
+    """uvicorn's ``websockets-sansio`` protocol, except that a text frame that is not valid
+    UTF-8 reaches the app (as text with the bad bytes escaped, see
+    :func:`~scotlandyard.server.protocol.parse_client_message`) instead of logging a traceback
+    and closing the socket: the client gets a clear ``bad_message`` error and may go on."""
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    class LenientSansIO(WebSocketsSansIOProtocol):
+        def send_receive_event_to_app(self) -> None:
+            if self.curr_msg_data_type == "text" and not self.close_sent:
+                data = b"".join(self.frames)
+                try:
+                    data.decode()
+                except UnicodeDecodeError:
+                    self.frames = []
+                    self.queue.put_nowait({"type": "websocket.receive",
+                                           "text": data.decode("utf-8", "surrogateescape")})
+                    if not self.read_paused:
+                        self.read_paused = True
+                        self.transport.pause_reading()
+                    return
+            super().send_receive_event_to_app()
+
+    return LenientSansIO
 
 
 class LogFormat(StrEnum):
@@ -83,6 +110,15 @@ def serve(
                                                        "connection before any other player "
                                                        "(of either side) may hand it to the "
                                                        "AI.", min=0.0)] = 60.0,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        help="Answer only requests for this Host (repeat for more; default: any). Set it when "
+             "the server is reachable under a name, against DNS rebinding.")] = None,
+    allowed_origin: Annotated[list[str] | None, typer.Option(
+        help="Another origin (https://example.org) whose pages may open game sockets; the "
+             "server's own pages and bots always may.")] = None,
+    no_limits: Annotated[bool, typer.Option(
+        "--no-limits", help="Turn off the per-client limits (load tests from one address "
+                            "only).")] = False,
 ) -> None:
     """Run the web app and game server (lobby, games, WebSocket protocol for bots).
 
@@ -91,6 +127,7 @@ def serve(
     import uvicorn
 
     from .app import create_app
+    from .limits import Limits
     from .protocol import MAX_FRAME_BYTES
 
     for spec in agent_module or []:
@@ -101,7 +138,19 @@ def serve(
         except (PolicyError, ModuleNotFoundError) as exc:
             typer.echo(f"error: --agent-module {spec}: {exc}", err=True)
             raise typer.Exit(2) from None
-    app = create_app(db, ai_delay=ai_delay, ai_workers=ai_workers,
+    limits = Limits(allowed_hosts=tuple(allowed_host or ()),
+                    allowed_origins=tuple(allowed_origin or ()))
+    if no_limits:
+        limits = replace(limits, games_per_minute=0, sockets_per_client=0, sockets_per_token=0)
+    from .store import Store, StoreError
+
+    try:  # say why at once, before uvicorn starts (the app takes the lock again at start-up)
+        if not db.startswith(("postgresql://", "postgres://")):  # PostgreSQL serves many
+            Store(db.removeprefix("sqlite:///"), exclusive=True).close()
+    except StoreError as exc:
+        typer.echo(f"scotlandyard serve: {exc}", err=True)
+        raise typer.Exit(1) from None
+    app = create_app(db, ai_delay=ai_delay, ai_workers=ai_workers, limits=limits,
                      absent_timeout=absent_timeout)
     # Compile (or load from cache) the MCTS kernel in the background, so that the first AI
     # seat to think does not wait for numba.
@@ -111,7 +160,8 @@ def serve(
     if log_format is LogFormat.text:
         typer.echo(f"scotlandyard: http://{host}:{port}/  (database {redact_url(db)})")
     uvicorn.run(
-        app, host=host, port=port, ws="websockets-sansio", log_config=log_config(log_format.value),
+        app, host=host, port=port, ws=lenient_websockets(),
+        log_config=log_config(log_format.value),
         # frames over MAX_FRAME_BYTES get a "too_large" error; far larger ones close the socket
         ws_max_size=16 * MAX_FRAME_BYTES, ws_per_message_deflate=False,
         proxy_headers=bool(trusted_proxy), forwarded_allow_ips=trusted_proxy or None,

@@ -248,6 +248,12 @@ class RoomClock:
             move = legal[seat.rng.randrange(len(legal))]
         if room.closed or game.ply != version or move not in legal:
             return  # the player moved meanwhile
-        room.apply(move)
+        from ..game import IllegalMove
+        from .store import UNAVAILABLE, StoreError
+
+        try:
+            await room.apply(move, at_ply=version)
+        except (IllegalMove, StoreError, *UNAVAILABLE):
+            return  # the player moved meanwhile, or the database refused: nothing changed
         room.notice({"type": "notice", "code": "timeout_ai", "piece": piece, "side": side})
         room.after_move()

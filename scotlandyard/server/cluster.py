@@ -89,11 +89,11 @@ class Cluster:
         while True:
             await asyncio.sleep(self.sweep_seconds)
             try:
-                self.sweep()
+                await self.sweep()
             except Exception as exc:  # the database is away: try again at the next sweep
                 log.warning("sweep failed: %s", type(exc).__name__)
 
-    def sweep(self) -> int:
+    async def sweep(self) -> int:
         """One sweep (see the module's docstring); returns how many games were picked up."""
         server, store = self.server, self.server.store
         live = store.live_workers()
@@ -113,7 +113,7 @@ class Cluster:
                 continue
             try:
                 loaded = game_id in server.rooms
-                room = server.room(game_id)
+                room = await server.room(game_id)
             except StoreError as exc:
                 log.error("game %s cannot be loaded: %s", game_id, exc)
                 store.unlock_game(game_id)

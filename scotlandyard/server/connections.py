@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -51,20 +52,30 @@ class RateLimit:
 
 class Connection:
     """One WebSocket of one token. Frames go through a queue so a slow client never stalls
-    the game for the others."""
+    the game for the others; a client that stops reading is evicted (:meth:`check`)."""
 
     def __init__(self, send_text: Callable[[str], Any], close: Callable[[int], Any],
-                 token_name: str, role: Role, pieces: tuple[str, ...]) -> None:
-        """Wrap a socket's ``send_text``/``close`` coroutines for a token's seat."""
+                 token_name: str, role: Role, pieces: tuple[str, ...], *,
+                 send_timeout: float = 20.0, max_bytes: int = 8 * 1024 * 1024) -> None:
+        """Wrap a socket's ``send_text``/``close`` coroutines for a token's seat. A frame that
+        cannot be sent within ``send_timeout`` seconds, or more than ``max_bytes`` (or
+        :data:`MAX_QUEUED_FRAMES` frames) waiting, evicts the connection."""
         self._send_text = send_text
         self._close = close
         self.token_name = token_name
         self.role: Role = role
         self.pieces = pieces
         self.limit = RateLimit()
+        self.send_timeout = send_timeout
+        self.max_bytes = max_bytes
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._queued = 0
+        self._sending_since: float | None = None
         self._task = asyncio.create_task(self._sender())
         self._closing: asyncio.Task[Any] | None = None
+        self.on_evict: Callable[[], Any] | None = None
+        """Called once when the connection is evicted (the app stops its receive loop)."""
+        self.evicted: str | None = None
         self.closed = False
 
     async def _sender(self) -> None:
@@ -73,7 +84,10 @@ class Connection:
                 text = await self._queue.get()
                 if text is None:
                     return
+                self._queued -= len(text)
+                self._sending_since = time.monotonic()
                 await self._send_text(text)
+                self._sending_since = None
         except asyncio.CancelledError:
             raise
         except Exception:  # the socket went away; the receive loop will notice
@@ -83,11 +97,38 @@ class Connection:
         """Queue one frame."""
         if self.closed:
             return
-        if self._queue.qsize() >= MAX_QUEUED_FRAMES:
-            self.closed = True  # a client this far behind is dropped (it may reconnect)
-            self._closing = asyncio.create_task(self._close(1013))
+        if self._queue.qsize() >= MAX_QUEUED_FRAMES or self._queued + len(text) > self.max_bytes:
+            self.evict("too far behind")  # it may reconnect and get a fresh state
             return
+        self._queued += len(text)
         self._queue.put_nowait(text)
+
+    def check(self, now: float) -> bool:
+        """Evict the connection if one frame has been waiting to go out for longer than
+        ``send_timeout`` (a client that does not read); True if it was."""
+        since = self._sending_since
+        if since is not None and not self.closed and now - since > self.send_timeout:
+            self.evict(f"no frame could be sent for {self.send_timeout:g} s")
+            return True
+        return False
+
+    def evict(self, why: str) -> None:
+        """Drop this connection: stop sending, try to close the socket (1013, try again
+        later) without waiting on it, and stop its receive loop."""
+        if self.evicted is not None:
+            return
+        self.evicted = why
+        self.closed = True
+        self._task.cancel()
+        self._queue = asyncio.Queue()
+        self._queued = 0
+        self._closing = asyncio.create_task(self._close_quietly(1013))
+        if self.on_evict is not None:
+            self.on_evict()
+
+    async def _close_quietly(self, code: int) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._close(code), 2.0)
 
     async def drain(self) -> None:
         """Send what is queued, then stop the sender."""

@@ -205,11 +205,11 @@ def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, Any]:
     return {"games": games}
 
 
-def join_game(server: GameServer, game_id: str, seat: str | None,
-              side: str | None) -> dict[str, Any]:
+async def join_game(server: GameServer, game_id: str, seat: str | None,
+                    side: str | None) -> dict[str, Any]:
     """Take an open seat of a public game: the ``POST /api/games/{id}/join`` answer (201),
     or :class:`JoinError`."""
-    room = server.room(game_id)
+    room = await server.room(game_id)
     if room is None:
         raise JoinError(404, f"no game {game_id!r}")
     if not room.public:

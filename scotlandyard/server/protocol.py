@@ -27,7 +27,8 @@ MAX_FRAME_BYTES = 4096
 
 ErrorCode = Literal[
     "bad_json", "bad_message", "unknown_type", "illegal_move", "not_your_turn", "not_allowed",
-    "bad_token", "too_large", "game_over", "rate_limited", "not_taken",
+    "bad_token", "too_large", "game_over", "rate_limited", "not_taken", "not_saved",
+    "damaged",
 ]
 Role = Literal["mr_x", "detectives", "spectator", "hotseat"]
 ClientId = Annotated[str, Field(max_length=64)] | int | None
@@ -156,6 +157,10 @@ def parse_client_message(frame: str | bytes | None) -> BaseModel:
             raise ProtocolError("too_large", f"frame of {len(frame)} bytes; at most "
                                              f"{MAX_FRAME_BYTES} are read")
         raise ProtocolError("bad_message", "send JSON text frames, not binary ones")
+    try:
+        frame.encode("utf-8")
+    except UnicodeEncodeError:  # the server hands on a text frame that is not UTF-8 escaped
+        raise ProtocolError("bad_message", "the text frame is not valid UTF-8") from None
     size = len(frame.encode("utf-8", "surrogatepass"))
     if size > MAX_FRAME_BYTES:
         raise ProtocolError("too_large", f"frame of {size} bytes; at most {MAX_FRAME_BYTES} are read")
@@ -165,6 +170,11 @@ def parse_client_message(frame: str | bytes | None) -> BaseModel:
         raise ProtocolError("bad_json", "the frame is not valid JSON") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message is a JSON object with a \"type\"")
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # "\ud800" escapes decode to lone surrogates, not text
+        raise ProtocolError("bad_message", "the frame has a lone surrogate (an unpaired "
+                            "\\ud800-\\udfff escape), which is not Unicode text") from None
     cid = _client_id(data)
     kind = data.get("type")
     if not isinstance(kind, str):

@@ -32,6 +32,7 @@ from .chat import message as chat_message
 from .chat import receives as chat_receives
 from .clock import Clock, ClockConfig, RoomClock
 from .connections import Connection, RateLimit
+from .limits import Limits
 from .lobby import check_play_as, open_seats, token_plan
 from .protocol import (
     ChatMessage,
@@ -46,15 +47,24 @@ from .protocol import (
     TakebackMessage,
     TakeoverMessage,
 )
-from .store import MoveConflict, Store, StoredCommitment, StoredGame, StoredSeat, StoreError
-from .thinker import Thinker, _side
+from .store import (
+    UNAVAILABLE,
+    AsyncStore,
+    MoveConflict,
+    Store,
+    StoredCommitment,
+    StoredGame,
+    StoredSeat,
+    StoreError,
+)
+from .thinker import MR_X_PACE, Thinker, _side, paced_wait
 from .tokens import Role, commitment_hash, token_hash, token_scope
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = ["DEFAULT_AGENT", "LEVELS", "X_ABSENT_SECONDS", "Connection", "GameServer",
-           "RateLimit", "Role", "Room", "Seat", "SetupError", "commitment_hash",
+           "GameDamaged", "RateLimit", "Role", "Room", "Seat", "SetupError", "commitment_hash",
            "preset_catalogue", "resolve_agent", "token_hash", "token_scope"]
 
 log = logging.getLogger("scotlandyard.server")
@@ -90,6 +100,29 @@ class SetupError(ValueError):
     """A game request that cannot be served (the REST layer answers 422)."""
 
 
+def draw_server_start(rules: Rules, seed: int | None) -> dict[str, int]:
+    """The start stations of a game created on the server (R-SETUP).
+
+    A seed given to the server fixes only public facts: the detectives' (and police) start
+    cards are drawn with ``random.Random(seed)``; Mr X's card is always drawn by the server's
+    secret randomness (:mod:`secrets`) from the cards left, so no seed, and no search over
+    seeds, tells anyone where he starts. The draw has the same distribution as the core's
+    (:meth:`Game.draw_start`): every card is equally likely for Mr X among those the
+    detectives did not draw. Offline, ``Game.new(rules, seed=...)`` stays reproducible.
+    """
+    hunters = rules.hunters
+    if not rules.start_deck_detectives or not rules.start_deck_mr_x:
+        raise SetupError("these rules have no start deck")
+    public = random.Random(seed) if seed is not None else random.Random(secrets.randbits(64))
+    cards = list(rules.start_deck_detectives)
+    public.shuffle(cards)
+    drawn = cards[: len(hunters)]
+    left = [s for s in (rules.start_deck_detectives if rules.shared_start_deck
+                        else rules.start_deck_mr_x) if s not in drawn]
+    x = left[secrets.randbelow(len(left))]
+    return {MR_X: x, **dict(zip(hunters, drawn, strict=True))}
+
+
 @dataclass
 class Seat:
     """One seat: who plays the piece, and the AI that plays it if any."""
@@ -117,6 +150,12 @@ class Seat:
             note = f"{name} cannot play {self.piece} ({exc}); random plays instead"
             name = "random"
         self.plays = name
+        self.fallback_note = note
+
+    def build_agent_fallback(self, note: str) -> None:
+        """Let ``random`` play this AI seat, saying why in ``note``."""
+        self.ai = make_agent("random", _side(self.piece))
+        self.plays = "random"
         self.fallback_note = note
 
     def info(self, connected: bool, open_: bool = False,
@@ -157,6 +196,8 @@ class Room:
         self._absent_since: dict[str, float] = {p: now for p in game.pieces}
         self._ai_task: asyncio.Task[None] | None = None
         self._absent_timers: dict[str, asyncio.TimerHandle] = {}
+        self._writing = asyncio.Lock()  # one move or seat change at a time goes to the database
+        self.last_active = now
         self.closed = False
         self.elsewhere: dict[str, frozenset[str]] = {}
         """Pieces with sockets on other server processes (``cluster.py``), by worker id."""
@@ -349,6 +390,7 @@ class Room:
     # ---- connections -----------------------------------------------------------------------------
     def join(self, conn: Connection) -> None:
         """A connection opened: welcome it and send it (and others, if a seat came online) state."""
+        self.last_active = time.monotonic()
         before = {p for p in self.game.pieces if self.connected(p)}
         here = self.local_pieces()
         self.connections.add(conn)
@@ -373,7 +415,7 @@ class Room:
             return
         self.connections.discard(conn)
         conn.stop()
-        now = time.monotonic()
+        now = self.last_active = time.monotonic()
         gone = [p for p in conn.pieces if not self.connected(p)]
         for p in gone:
             self._absent_since[p] = now
@@ -402,30 +444,30 @@ class Room:
         return time.monotonic() - self._absent_since[piece]
 
     # ---- client messages -------------------------------------------------------------------------
-    def handle(self, conn: Connection, msg: BaseModel) -> None:
+    async def handle(self, conn: Connection, msg: BaseModel) -> None:
         """Act on one validated client message; raise :class:`ProtocolError` to refuse it."""
         if isinstance(msg, MoveMessage):
-            self._human_move(conn, msg)
+            await self._human_move(conn, msg)
         elif isinstance(msg, PingMessage):
             conn.send(_json({"type": "pong", "id": msg.id}))
         elif isinstance(msg, SyncMessage):
             self.broadcast_state(only=conn)
         elif isinstance(msg, TakeoverMessage):
-            self._takeover(conn, msg)
+            await self._takeover(conn, msg)
         elif isinstance(msg, ReclaimMessage):
-            self._reclaim(conn, msg)
+            await self._reclaim(conn, msg)
         elif isinstance(msg, ChatMessage):
             self.chat.post(conn, msg)
         elif isinstance(msg, ChatRecordMessage):
             self.chat.agree(conn, msg)
         elif isinstance(msg, RematchMessage):
-            self.again.rematch(conn, msg)
+            await self.again.rematch(conn, msg)
         elif isinstance(msg, TakebackMessage):
             self.again.takeback(conn, msg)
         else:  # pragma: no cover - the schema admits no other type
             raise ProtocolError("unknown_type", "unknown message")
 
-    def _human_move(self, conn: Connection, msg: MoveMessage) -> None:
+    async def _human_move(self, conn: Connection, msg: MoveMessage) -> None:
         game = self.game
         cid = msg.id
         if self.over():
@@ -453,11 +495,17 @@ class Room:
         if why is not None:
             raise ProtocolError("illegal_move", why, cid)
         try:
-            self.apply(move)
+            await self.apply(move)
+        except IllegalMove as exc:  # another move came first (while this one waited)
+            raise ProtocolError("illegal_move", str(exc), cid) from None
         except MoveConflict:  # another server process stored a move at this ply first
             self.refresh()
             raise ProtocolError("not_taken", "another move was made first; your move was not "
                                 f"taken (the game is at version {self.game.ply})", cid) from None
+        except (StoreError, *UNAVAILABLE) as exc:
+            log.error("game %s: a move was not saved: %s", self.id, exc)
+            raise ProtocolError("not_saved", f"the move was not saved ({exc}); nothing "
+                                             "changed: send it again", cid) from None
         conn.limit.refund()
         conn.send(_json({"type": "ack", "id": cid, "version": game.ply}))
         self.after_move()
@@ -523,30 +571,42 @@ class Room:
             self.chat_delivered = max(r[0] for r in rows)
             self.chat_posted_here = {n for n in self.chat_posted_here if n > self.chat_delivered}
 
-    def apply(self, move: Move) -> None:
-        """Make a legal move and commit it (and its commitments) to the database. The game is
-        unchanged if the database refuses."""
-        game = self.game
-        before = len(game.log)
-        game.push(move)
-        piece, made = game.moves[-1]
-        new = []
-        for entry in game.log[before:]:
-            salt = secrets.token_hex(16)
-            new.append(StoredCommitment(entry.slot, entry.station, salt,
-                                        commitment_hash(self.id, entry.slot, entry.station, salt)))
-        out = game.outcome()
-        outcome = None if out is None else {"winner": out.winner, "reason": out.reason,
-                                            "round": out.round, "piece": out.piece}
-        try:
-            self.server.store.add_move(self.id, game.ply, piece, made.notation(), new, outcome)
-        except Exception:
-            game.pop()
-            raise
-        self.commitments.extend(new)
-        self.again.moved()
-        if self.clock is not None:
-            self.clock.moved()
+    async def apply(self, move: Move, at_ply: int | None = None) -> None:
+        """Make a move and commit it (and its commitments) to the database first: the game
+        changes only once the database has it. Raises :class:`IllegalMove` if it is not legal
+        (now: another move may have come first) and :class:`StoreError` if the database
+        refuses (the game is then unchanged). ``at_ply``: refuse if the game is no longer at
+        that ply."""
+        async with self._writing:
+            game = self.game
+            if at_ply is not None and game.ply != at_ply:
+                raise IllegalMove("the game moved on")
+            why = game.why_illegal(move)
+            if why is not None:
+                raise IllegalMove(why)
+            before = len(game.log)
+            game.push(move)
+            try:
+                piece, made = game.moves[-1]
+                ply = game.ply
+                new = []
+                for entry in game.log[before:]:
+                    salt = secrets.token_hex(16)
+                    new.append(StoredCommitment(entry.slot, entry.station, salt, commitment_hash(
+                        self.id, entry.slot, entry.station, salt)))
+                out = game.outcome()
+                outcome = None if out is None else {"winner": out.winner, "reason": out.reason,
+                                                    "round": out.round, "piece": out.piece}
+            finally:
+                game.pop()  # the position waits for the database, as every reader sees it
+            await self.server.db.write(self.server.store.add_move, self.id, ply, piece,
+                                       made.notation(), new, outcome)
+            game.push(move)
+            self.commitments.extend(new)
+            self.last_active = time.monotonic()
+            self.again.moved()
+            if self.clock is not None:
+                self.clock.moved()
 
     def after_move(self) -> None:
         """Tell everyone, and let an AI seat move if it is its turn."""
@@ -560,7 +620,7 @@ class Room:
         self.broadcast_state()
         self.kick_ai()
 
-    def _takeover(self, conn: Connection, msg: TakeoverMessage) -> None:
+    async def _takeover(self, conn: Connection, msg: TakeoverMessage) -> None:
         piece, cid = msg.piece, msg.id
         seat = self.seats.get(piece)
         if seat is None:
@@ -587,11 +647,22 @@ class Room:
             raise ProtocolError("bad_message", str(exc), cid) from None
         new = Seat(piece, "ai", msg.agent, "taken over by the AI")
         new.build_agent()
-        self.server.store.set_seat(self.id, new.stored())
+        await self._save_seat(new, cid)
+        if self.seats.get(piece) is not seat:
+            raise ProtocolError("not_allowed", f"{piece}'s seat changed meanwhile", cid)
         self.seats[piece] = new
         self.seats_changed()
 
-    def _reclaim(self, conn: Connection, msg: ReclaimMessage) -> None:
+    async def _save_seat(self, seat: Seat, cid: Any) -> None:
+        try:
+            async with self._writing:
+                await self.server.db.write(self.server.store.set_seat, self.id, seat.stored())
+        except (StoreError, *UNAVAILABLE) as exc:
+            log.error("game %s: a seat change was not saved: %s", self.id, exc)
+            raise ProtocolError("not_saved", f"the seat change was not saved ({exc}); nothing "
+                                             "changed: send it again", cid) from None
+
+    async def _reclaim(self, conn: Connection, msg: ReclaimMessage) -> None:
         piece, cid = msg.piece, msg.id
         seat = self.seats.get(piece)
         if seat is None:
@@ -601,7 +672,9 @@ class Room:
         if seat.kind != "ai":
             raise ProtocolError("not_allowed", f"{piece} is already played by a human", cid)
         new = Seat(piece, "human")
-        self.server.store.set_seat(self.id, new.stored())
+        await self._save_seat(new, cid)
+        if self.seats.get(piece) is not seat:
+            raise ProtocolError("not_allowed", f"{piece}'s seat changed meanwhile", cid)
         self.seats[piece] = new  # an AI move being computed for the old seat is dropped
         self.seats_changed()
 
@@ -616,6 +689,10 @@ class Room:
             if s.kind == "ai" and (not group or s.agent == self.seats[group[0]].agent):
                 group.append(p)
         return group
+
+    def ai_busy(self) -> bool:
+        """Whether an AI seat is to move or thinking (the game must stay in memory)."""
+        return (self._ai_task is not None and not self._ai_task.done()) or bool(self._ai_group())
 
     def kick_ai(self) -> None:
         """Start the AI task if an AI seat is to move and none is thinking."""
@@ -633,15 +710,21 @@ class Room:
         except Exception as exc:  # e.g. the database refused: the seat waits for a restart
             log.error("game %s: the AI stopped: %s", self.id, type(exc).__name__)
 
-    async def _ai_moves(self) -> None:
+    def reply_pace(self, seat: Seat, piece: str) -> float:
+        """The seconds an AI seat's move takes as others see it: ``ai_delay`` for the
+        detectives (their think time depends on public facts only); for Mr X at least his
+        level's :data:`MR_X_PACE`, in whole multiples (:func:`paced_wait`)."""
         delay = self.server.ai_delay
+        if piece != MR_X or not self.server.pace_mr_x:
+            return delay
+        return max(delay, MR_X_PACE.get(seat.plays or "random", 0.0))
+
+    async def _ai_moves(self) -> None:
         while True:
-            if not self._ai_group():
-                return
-            await asyncio.sleep(delay)
             group = self._ai_group()
             if not group:
                 return
+            started = time.monotonic()
             game = self.game
             version = game.ply
             seat = self.seats[group[0]]
@@ -653,6 +736,11 @@ class Room:
                 log.error("game %s: agent %s failed (%s); a random move is played instead",
                           self.id, seat.agent, type(exc).__name__)
                 move = legal[seat.rng.randrange(len(legal))]
+            pace = self.reply_pace(seat, group[0])
+            if group[0] == MR_X and pace > 0:
+                await asyncio.sleep(paced_wait(time.monotonic() - started, pace))
+            else:  # the detectives: at least ai_delay, so people can follow
+                await asyncio.sleep(max(0.0, pace - (time.monotonic() - started)))
             if self.closed or game.ply != version or self.seats.get(group[0]) is not seat:
                 continue  # the game moved on (a human moved, a seat changed): think again
             if move not in legal:
@@ -660,11 +748,15 @@ class Room:
                           "played instead", self.id, seat.agent)
                 move = legal[seat.rng.randrange(len(legal))]
             try:
-                self.apply(move)
-            except IllegalMove:  # pragma: no cover - legal was just computed from the game
+                await self.apply(move, at_ply=version)
+            except IllegalMove:  # a human moved first meanwhile: think again
                 continue
             except MoveConflict:  # another server process moved first: catch up, think again
                 self.refresh()
+                continue
+            except (StoreError, *UNAVAILABLE) as exc:  # the database refused: try again soon
+                log.error("game %s: an AI move was not saved (%s); trying again", self.id, exc)
+                await asyncio.sleep(1.0)
                 continue
             self.after_move()
 
@@ -681,85 +773,163 @@ class Room:
         self.again.close()
 
 
+class GameDamaged(StoreError):
+    """A stored game that cannot be rebuilt: it is quarantined (its players are told why,
+    every other game plays on). The message names what is wrong, never a hidden fact."""
+
+
 class GameServer:
-    """All games of one server: creation, lookup by token, lazy loading, AI scheduling."""
+    """All games of one server: creation, lookup by token, lazy loading, AI scheduling,
+    quarantine of damaged games and archiving of idle ones."""
 
     def __init__(self, store: Store, ai_delay: float = 0.6, ai_workers: int = 0,
-                 absent_timeout: float = X_ABSENT_SECONDS) -> None:
+                 absent_timeout: float = X_ABSENT_SECONDS,
+                 limits: Limits | None = None) -> None:
         """Serve the games in ``store``; AI seats wait ``ai_delay`` seconds before moving and
         think in ``ai_workers`` worker processes (0: in threads of this process); a seat
         without a connection for ``absent_timeout`` seconds may be handed to the AI by any
         other player."""
         self.store = store
+        self.db = AsyncStore(store)
+        self.limits = limits if limits is not None else Limits()
         self.ai_delay = max(0.0, float(ai_delay))
         self.absent_timeout = max(0.0, float(absent_timeout))
         self.rooms: dict[str, Room] = {}
-        self.thinker = Thinker(ai_workers)
+        self.damaged: dict[str, str] = {}
+        self._loading: dict[str, asyncio.Future[Room | None]] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+        self.thinker = Thinker(ai_workers, self.limits.heavy_ai)
+        self.pace_mr_x = True  # AI Mr X replies in fixed time (finding 7); tests may turn it off
 
     # ---- start-up ---------------------------------------------------------------------------
-    def resume(self) -> int:
-        """Load every game still being played (AI seats resume thinking); return how many.
+    async def resume(self) -> int:
+        """Load the games played in the last ``idle_seconds`` (their AI seats think again) and
+        start archiving idle games; return how many were loaded. Older games load when one of
+        their tokens is used. A game that cannot be rebuilt is quarantined, not fatal.
         With many server processes on one database (``store.shared``), only the games with AI
         seats that no other process plays (``cluster.py`` picks up the rest later)."""
         n = 0
-        ids = self.store.game_ids("playing")
         if self.store.shared:
-            ids = [g for g in self.store.ai_game_ids() if self.store.try_lock_game(g)]
+            ids = [g for g in await self.db.read(self.store.ai_game_ids)
+                   if self.store.try_lock_game(g)]
+        else:
+            ids = await self.db.read(self.store.active_game_ids,
+                                     time.time() - self.limits.idle_seconds)
         for gid in ids:
             try:
-                room = self.room(gid)
-            except StoreError as exc:
-                log.error("game %s cannot be resumed: %s", gid, exc)
-                continue
+                room = await self.room(gid)
+            except GameDamaged:
+                continue  # quarantined (logged once by room())
             if room is not None:
                 room.seats_changed()
                 n += 1
+        if self._sweeper is None:
+            self._sweeper = asyncio.create_task(self._sweep())
         return n
 
+    async def _sweep(self) -> None:
+        lim = self.limits
+        period = max(0.05, min(1.0, lim.send_timeout / 4, lim.idle_seconds / 4))
+        while True:
+            await asyncio.sleep(period)
+            self.check_connections()
+            self.archive_idle()
+
+    def check_connections(self) -> int:
+        """Evict the sockets that have not taken a frame for ``send_timeout``; how many."""
+        now = time.monotonic()
+        return sum(conn.check(now) for room in list(self.rooms.values())
+                   for conn in list(room.connections))
+
+    def archive_idle(self) -> int:
+        """Drop from memory the games that nobody watches and where no AI is to move, idle for
+        ``idle_seconds`` (finished games: at once); they stay in the database. Returns how many."""
+        now = time.monotonic()
+        idle = [r for r in self.rooms.values()
+                if not r.connections and not r.ai_busy()
+                and (r.game.is_over() or now - r.last_active >= self.limits.idle_seconds)]
+        for room in idle:
+            self.evict(room)
+        return len(idle)
+
     def shutdown(self) -> None:
-        """Stop every room's AI and the AI workers."""
+        """Stop every room's AI, the archiver, the AI workers and the database threads."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for room in self.rooms.values():
             room.close()
         self.thinker.shutdown()
+        self.db.shutdown()
 
     def evict(self, room: Room) -> None:
-        """Drop a finished game nobody watches from memory (it stays in the database)."""
+        """Drop a game nobody watches from memory (it stays in the database)."""
         if self.rooms.get(room.id) is room:
             room.close()
             del self.rooms[room.id]
             self.store.unlock_game(room.id)
 
     # ---- lookup ---------------------------------------------------------------------------------
-    def room(self, game_id: str) -> Room | None:
-        """The live room of ``game_id``, loaded from the database if needed, or ``None``."""
+    async def room(self, game_id: str) -> Room | None:
+        """The live room of ``game_id``, loaded from the database if needed, or ``None``.
+        Raises :class:`GameDamaged` for a quarantined game."""
         room = self.rooms.get(game_id)
         if room is not None:
             return room
-        stored = self.store.load_game(game_id)
-        if stored is None:
-            return None
-        room = self._rebuild(stored)
+        if game_id in self.damaged:
+            raise GameDamaged(self.damaged[game_id])
+        pending = self._loading.get(game_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = future
+        try:
+            room = await self._load(game_id)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters get it, nobody else needs to
+            raise
+        else:
+            future.set_result(room)
+            return room
+        finally:
+            del self._loading[game_id]
+
+    async def _load(self, game_id: str) -> Room | None:
+        try:
+            stored = await self.db.read(self.store.load_game, game_id)
+            if stored is None:
+                return None
+            room = self._rebuild(stored)
+        except UNAVAILABLE:
+            raise  # the database cannot be used now: not the game's fault
+        except StoreError as exc:
+            why = str(exc)
+            self.damaged[game_id] = why
+            log.error("game %s quarantined: its stored record is damaged: %s", game_id, why)
+            raise GameDamaged(why) from None
         self.rooms[game_id] = room
-        chat = self.store.chat(game_id)
+        chat = await self.db.read(self.store.chat, game_id)
         room.chat_delivered = chat[-1][0] if chat else 0
         if self.store.shared:
             self.store.announce(game_id, "q")  # who has sockets in it elsewhere?
+        room.kick_ai()
         return room
 
-    def exists(self, game_id: str) -> bool:
+    async def exists(self, game_id: str) -> bool:
         """Whether there is a game ``game_id`` (live or stored)."""
-        return game_id in self.rooms or self.store.has_game(game_id)
+        return game_id in self.rooms or await self.db.read(self.store.has_game, game_id)
 
-    def authenticate(self, game_id: str, token: str | None) -> tuple[Room, str, Role, tuple[str, ...]] | None:
+    async def authenticate(self, game_id: str, token: str | None) -> tuple[Room, str, Role, tuple[str, ...]] | None:
         """(room, token name, role, owned pieces) of ``token`` in ``game_id``, or ``None``.
-        The game is loaded only for a token that opens it."""
+        The game is loaded only for a token that opens it (:class:`GameDamaged` if it is
+        quarantined)."""
         if not token or len(token) > 200:
             return None
-        found = self.store.find_token(token_hash(token))
+        found = await self.db.read(self.store.find_token, token_hash(token))
         if found is None or not secrets.compare_digest(found[0], game_id):
             return None
         loaded = game_id in self.rooms
-        room = self.room(game_id)
+        room = await self.room(game_id)
         if room is None:
             return None
         if loaded and self.store.shared:
@@ -786,39 +956,61 @@ class GameServer:
             self.evict(room)
 
     def _rebuild(self, stored: StoredGame) -> Room:
-        """Replay a stored game through the core to where it was."""
+        """Replay a stored game through the core to where it was; raise :class:`StoreError`
+        saying what is wrong (never a hidden station or move) if it cannot be."""
+        gid = stored.id
         try:
             rules = Rules.from_dict(stored.rules)
+        except (RulesError, ValueError, TypeError, KeyError) as exc:
+            raise StoreError(f"game {gid}: its rules are not valid ({type(exc).__name__})") from exc
+        try:
             game = Game.new(rules, start=stored.start)
-            game.seed = stored.seed  # records name the seed the start was drawn with
-            for ply, piece, text in stored.moves:
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StoreError(f"game {gid}: its start stations are not valid for its rules") from exc
+        # no game.seed: on the server a seed fixes the detectives' cards only, so records
+        # must not suggest that Game.new(seed=...) gives this game's start
+        for ply, piece, text in stored.moves:
+            try:
                 game.push(Move.parse(text))
-                if game.ply != ply or game.moves[-1][0] != piece:
-                    raise StoreError(f"move {ply} ({text}) was made by {game.moves[-1][0]}, "
-                                     f"stored as {piece}")
-        except (RulesError, ValueError) as exc:
-            raise StoreError(f"game {stored.id} does not replay: {exc}") from exc
+            except (ValueError, TypeError) as exc:
+                raise StoreError(f"game {gid}: move {ply} (by {piece}) does not replay "
+                                 f"({type(exc).__name__})") from exc
+            if game.ply != ply or game.moves[-1][0] != piece:
+                raise StoreError(f"game {gid}: move {ply} is stored as {piece}'s but was "
+                                 f"made by {game.moves[-1][0]}")
         log_entries = game.log
         if len(stored.commitments) != len(log_entries) or any(
                 c.slot != e.slot or c.station != e.station
                 for c, e in zip(stored.commitments, log_entries, strict=False)):
-            raise StoreError(f"game {stored.id}: commitments do not match Mr X's log")
+            raise StoreError(f"game {gid}: commitments do not match Mr X's log")
+        for c in stored.commitments:
+            if not secrets.compare_digest(str(c.hash),
+                                          commitment_hash(gid, c.slot, c.station, str(c.salt))):
+                raise StoreError(f"game {gid}: the commitment of log slot {c.slot} was changed "
+                                 "(its hash does not match its station and salt)")
         seats = {}
         for p in game.pieces:
             row = stored.seats.get(p)
-            seat = Seat(p, "human") if row is None else Seat(p, row.kind, row.agent, row.note)  # type: ignore[arg-type]
-            seat.build_agent()
+            if row is None or row.kind not in ("human", "ai"):
+                seat = Seat(p, "human")
+            else:
+                seat = Seat(p, row.kind, row.agent, row.note)  # type: ignore[arg-type]
+            try:
+                seat.build_agent()
+            except ValueError:  # an agent this server does not know: random plays
+                seat.build_agent_fallback(f"agent {str(row.agent)[:40]!r} is not known on this "
+                                          "server; random plays instead")
             seats[p] = seat
-        public, options = self.store.options(stored.id)
-        return Room(self, stored.id, game, stored.preset, seats, stored.hotseat,
+        public, options = self.store.options(gid)
+        return Room(self, gid, game, stored.preset, seats, stored.hotseat,
                     list(stored.commitments), public=public, options=options,
-                    issued=self.store.token_names(stored.id),
-                    clock_state=self.store.clock(stored.id),
-                    adjudication=self.store.adjudication(stored.id) if not game.is_over()
+                    issued=self.store.token_names(gid),
+                    clock_state=self.store.clock(gid),
+                    adjudication=self.store.adjudication(gid) if not game.is_over()
                     and stored.status == "over" else None)
 
     # ---- creation -------------------------------------------------------------------------------
-    def create(self, req: CreateGame) -> dict[str, Any]:
+    async def create(self, req: CreateGame) -> dict[str, Any]:
         """Create a game from a ``POST /api/games`` body; raise :class:`SetupError` if it
         cannot be made. Returns the response body (tokens and links)."""
         rules = self._rules(req)
@@ -860,20 +1052,20 @@ class GameServer:
                                            clock.on_timeout, agent).to_dict()
         names = token_plan(rules.pieces, human, hotseat=req.hotseat, play_as=req.play_as,
                            public=req.public)
-        return self.open_game(rules, req.preset, seats, names, hotseat=req.hotseat,
+        return await self.open_game(rules, req.preset, seats, names, hotseat=req.hotseat,
                               seed=req.seed, public=req.public, options=options,
                               you=req.play_as)
 
-    def open_game(self, rules: Rules, preset: str, seats: dict[str, Seat], names: list[str], *,
-                  hotseat: bool, seed: int | None, public: bool, options: dict[str, Any],
-                  you: str | None) -> dict[str, Any]:
+    async def open_game(self, rules: Rules, preset: str, seats: dict[str, Seat],
+                        names: list[str], *, hotseat: bool, seed: int | None, public: bool,
+                        options: dict[str, Any], you: str | None) -> dict[str, Any]:
         """Store and start a new game with tokens ``names``; the ``POST /api/games`` answer."""
-        game = Game.new(rules, seed=seed)
+        game = Game.new(rules, start=draw_server_start(rules, seed))
         game_id = secrets.token_urlsafe(9)
         tokens = {name: secrets.token_urlsafe(24) for name in names}
-        self.store.create_game(
-            game_id, preset=preset, rules=rules.to_dict(), start=game.start, seed=seed,
-            hotseat=hotseat, seats=[s.stored() for s in seats.values()],
+        await self.db.write(
+            self.store.create_game, game_id, preset=preset, rules=rules.to_dict(),
+            start=game.start, seed=seed, hotseat=hotseat, seats=[s.stored() for s in seats.values()],
             token_hashes={name: token_hash(t) for name, t in tokens.items()},
             public=public, options=options)
         room = Room(self, game_id, game, preset, seats, hotseat, [], public=public,

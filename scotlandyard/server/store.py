@@ -13,17 +13,33 @@ every commit). ``synchronous=FULL`` would add an fsync to every move, a disk rou
 event loop for every player of every game, to protect against a machine crash that costs at
 most the last moves of a board game. Use ``Store(path, synchronous="FULL")`` where that trade
 is wrong.
+
+Concurrency: the server calls a store from two worker threads (never from the event loop): one
+for writes, one for reads, each with its own connection, so a write lock held by another
+process (a backup, the ``sqlite3`` shell) delays writes only, never the loop or the reads.
+A server takes an exclusive lock on ``PATH.lock`` for as long as it runs: a second server on the
+same database refuses to start (two servers would each think they own every game).
+
+The interface (:class:`Store`'s public methods and the ``Stored*`` rows) is all the rest of the
+server knows of the database; another backend (PostgreSQL) implements the same methods.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import functools
 import json
+import os
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
@@ -130,6 +146,21 @@ class MoveConflict(StoreError):
     accepted one): the (game, ply) key decides, and this one is not taken."""
 
 
+class StoreBusy(StoreError):
+    """A write was refused (the database is locked by another process, or full); nothing of it
+    was stored."""
+
+
+class StoreLocked(StoreError):
+    """Another server already uses this database."""
+
+
+UNAVAILABLE: tuple[type[Exception], ...] = (StoreBusy, sqlite3.OperationalError)
+"""What a store raises when the database cannot be used just now (locked, gone, full): the
+request failed and changed nothing, the game is fine (PostgreSQL's errors are raised as
+sqlite3's classes too, see ``store_pg``)."""
+
+
 @dataclass(frozen=True)
 class StoredSeat:
     """A seat row."""
@@ -168,19 +199,64 @@ class StoredGame:
 
 
 class Store:
-    """The server's SQLite database. One connection, used from the event loop's thread."""
+    """The server's SQLite database: a write connection and a read connection (each used by
+    one thread at a time), and the lock that keeps a second server away."""
 
-    def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
-        """Open (and create or check) the database at ``path`` (``":memory:"`` for tests)."""
+    def __init__(self, path: str | Path, synchronous: str = "NORMAL", *,
+                 exclusive: bool = False, busy_timeout: float = 5.0) -> None:
+        """Open (and create or check) the database at ``path`` (``":memory:"`` for tests).
+        ``exclusive``: take the server lock (raise :class:`StoreLocked` if another process
+        holds it). A write waits ``busy_timeout`` seconds for another process's lock, then is
+        refused (:class:`StoreBusy`)."""
         if synchronous not in ("NORMAL", "FULL"):
             raise ValueError("synchronous is NORMAL or FULL")
         self.path = str(path)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA busy_timeout = 5000")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute(f"PRAGMA synchronous = {synchronous}")
-        self._db.execute("PRAGMA foreign_keys = ON")
-        self._migrate()
+        self._lock_file: int | None = None
+        if exclusive and self.path != ":memory:":
+            self._take_lock()
+        ms = int(busy_timeout * 1000)
+        self._wlock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute(f"PRAGMA busy_timeout = {ms}")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute(f"PRAGMA synchronous = {synchronous}")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+            if self.path == ":memory:":
+                self._rdb = self._db
+            else:
+                self._rdb = sqlite3.connect(self.path, isolation_level=None,
+                                            check_same_thread=False)
+                self._rdb.execute(f"PRAGMA busy_timeout = {ms}")
+        except sqlite3.Error as exc:
+            self._release_lock()
+            raise StoreError(f"{self.path} cannot be opened as a game database: {exc}") from exc
+        self._rlock = threading.Lock() if self._rdb is not self._db else self._wlock
+
+    def _take_lock(self) -> None:
+        lock = self.path + ".lock"
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                owner = os.read(fd, 64).decode(errors="replace").strip() or "?"
+            finally:
+                os.close(fd)
+            why = (f"another scotlandyard server (pid {owner}) is using {self.path} (it holds "
+                   f"{lock}); stop it, or give this one another --db")
+            raise StoreLocked(why) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_file = fd
+
+    def _release_lock(self) -> None:
+        if self._lock_file is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+                os.close(self._lock_file)
+            self._lock_file = None
 
     def _migrate(self) -> None:
         """Bring the schema to :data:`SCHEMA_VERSION` in one transaction (each missing script of
@@ -202,7 +278,12 @@ class Store:
                                  (str(SCHEMA_VERSION),))
 
     def _tx(self) -> _Transaction:
-        return _Transaction(self._db)
+        return _Transaction(self._db, self._wlock)
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._rlock:
+            yield self._rdb
 
     @property
     def schema_version(self) -> int:
@@ -211,8 +292,11 @@ class Store:
         return int(row[0])
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database (and give up the server lock)."""
+        if self._rdb is not self._db:
+            self._rdb.close()
         self._db.close()
+        self._release_lock()
 
     # ---- writes ---------------------------------------------------------------------------
     def create_game(self, game_id: str, *, preset: str, rules: dict[str, Any],
@@ -271,57 +355,94 @@ class Store:
     # ---- reads ----------------------------------------------------------------------------
     def find_token(self, token_hash: str) -> tuple[str, str] | None:
         """(game_id, token name) of a token hash, or ``None``."""
-        row = self._db.execute("SELECT game_id, name FROM tokens WHERE hash = ?",
-                               (token_hash,)).fetchone()
+        with self._read() as db:
+            row = db.execute("SELECT game_id, name FROM tokens WHERE hash = ?",
+                             (token_hash,)).fetchone()
         return None if row is None else (row[0], row[1])
 
     def has_game(self, game_id: str) -> bool:
         """Whether a game with this id is stored."""
-        return self._db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
+        with self._read() as db:
+            return db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
 
     def game_ids(self, status: str | None = None) -> list[str]:
         """Every game id (or those with ``status`` ``playing``/``over``), oldest first."""
-        if status is None:
-            rows = self._db.execute("SELECT id FROM games ORDER BY created").fetchall()
-        else:
-            rows = self._db.execute("SELECT id FROM games WHERE status = ? ORDER BY created",
-                                    (status,)).fetchall()
+        with self._read() as db:
+            if status is None:
+                rows = db.execute("SELECT id FROM games ORDER BY created").fetchall()
+            else:
+                rows = db.execute("SELECT id FROM games WHERE status = ? ORDER BY created",
+                                  (status,)).fetchall()
+        return [r[0] for r in rows]
+
+    def active_game_ids(self, since: float) -> list[str]:
+        """Games still being played whose last move (or creation) is at ``since`` (a
+        ``time.time()``) or later, oldest first: those a restarted server resumes at once."""
+        with self._read() as db:
+            rows = db.execute("SELECT id FROM games WHERE status = 'playing' AND updated >= ? "
+                              "ORDER BY created", (since,)).fetchall()
         return [r[0] for r in rows]
 
     def ai_game_ids(self) -> list[str]:
         """The games being played that have an AI seat, oldest first."""
-        rows = self._db.execute(
-            "SELECT g.id FROM games g WHERE g.status = 'playing' AND EXISTS "
-            "(SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'ai') "
-            "ORDER BY g.created").fetchall()
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT g.id FROM games g WHERE g.status = 'playing' AND EXISTS "
+                "(SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'ai') "
+                "ORDER BY g.created").fetchall()
         return [r[0] for r in rows]
 
     def load_game(self, game_id: str) -> StoredGame | None:
-        """Everything stored about one game, or ``None``."""
-        row = self._db.execute(
+        """Everything stored about one game, or ``None``. Raises :class:`StoreError` for a
+        row that cannot be a game (its message names the field, never its content)."""
+        with self._read() as db:
+            try:
+                return self._load(db, game_id)
+            except sqlite3.OperationalError as exc:
+                if "decode" in str(exc).lower():  # sqlite3's message quotes the bad bytes
+                    raise StoreError(f"game {game_id}: a text field is not valid UTF-8") from None
+                raise
+
+    @staticmethod
+    def _load(db: sqlite3.Connection, game_id: str) -> StoredGame | None:
+        row = db.execute(
             "SELECT id, created, preset, rules, start, seed, hotseat, status FROM games WHERE id = ?",
             (game_id,)).fetchone()
         if row is None:
             return None
+        field = "seats"
         try:
             seats = {
                 r[0]: StoredSeat(r[0], r[1], r[2], r[3])
-                for r in self._db.execute(
+                for r in db.execute(
                     "SELECT piece, kind, agent, note FROM seats WHERE game_id = ?", (game_id,))
             }
-            moves = [(r[0], r[1], r[2]) for r in self._db.execute(
+            field = "moves"
+            moves = [(r[0], r[1], r[2]) for r in db.execute(
                 "SELECT ply, piece, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))]
-            commitments = [StoredCommitment(*r) for r in self._db.execute(
+            field = "commitments"
+            commitments = [StoredCommitment(*r) for r in db.execute(
                 "SELECT slot, station, salt, hash FROM commitments WHERE game_id = ? ORDER BY slot",
                 (game_id,))]
+            field = "rules"
+            rules = json.loads(row[3])
+            if not isinstance(rules, dict):
+                raise TypeError("not an object")
+            field = "start"
+            start = json.loads(row[4])
+            if not isinstance(start, dict):
+                raise TypeError("not an object")
+            start = {str(k): _station(v) for k, v in start.items()}
+            field = "row"
             return StoredGame(
-                id=row[0], created=row[1], preset=row[2], rules=json.loads(row[3]),
-                start={k: int(v) for k, v in json.loads(row[4]).items()}, seed=row[5],
-                hotseat=bool(row[6]), status=row[7], seats=seats, moves=moves,
+                id=row[0], created=row[1], preset=row[2], rules=rules, start=start,
+                seed=row[5], hotseat=bool(row[6]), status=row[7], seats=seats, moves=moves,
                 commitments=commitments)
-        except (ValueError, TypeError) as exc:
-            raise StoreError(f"game {game_id} is stored wrongly: {exc}") from exc
-
+        except sqlite3.OperationalError:
+            raise
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:
+            raise StoreError(f"game {game_id} is stored wrongly ({field}: "
+                             f"{type(exc).__name__})") from exc
 
     # ---- many server processes (PostgreSQL; one SQLite process serves alone) ------------------
     shared = False
@@ -466,10 +587,17 @@ class Store:
             (game_id,))]
 
 
-def open_store(url: str | Path) -> Store:
+def _station(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("a station is a whole number")
+    return value
+
+
+def open_store(url: str | Path, **sqlite_options: Any) -> Store:
     """The store at ``url``: ``postgresql://...`` (or ``postgres://``) is a PostgreSQL database
     (``pip install 'scotlandyard[pg]'``), anything else a SQLite file (``sqlite:///path`` or a
-    plain path; ``:memory:`` for tests)."""
+    plain path; ``:memory:`` for tests). ``sqlite_options`` go to :class:`Store` (``exclusive``,
+    ``busy_timeout``, ``synchronous``); PostgreSQL serves many processes and takes no lock."""
     text = str(url)
     if text.startswith(("postgresql://", "postgres://")):
         from .store_pg import PgStore
@@ -477,20 +605,72 @@ def open_store(url: str | Path) -> Store:
         return PgStore(text)
     if text.startswith("sqlite:///"):
         text = text[len("sqlite:///"):]
-    return Store(text)
+    return Store(text, **sqlite_options)
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` .. ``COMMIT`` (``ROLLBACK`` on an exception)."""
+    """``BEGIN IMMEDIATE`` .. ``COMMIT`` (``ROLLBACK`` on an exception), holding the write
+    connection's thread lock. A refused ``BEGIN`` or ``COMMIT`` (locked, disk full, read-only)
+    raises :class:`StoreBusy` and leaves nothing stored."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
         self._db = db
+        self._lock = lock
 
     def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+        self._lock.acquire()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            self._lock.release()
+            raise StoreBusy(f"the database refused the write ({exc})") from exc
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is None:
-            self._db.execute("COMMIT")
-        else:
-            self._db.execute("ROLLBACK")
+        try:
+            if exc_type is None:
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.Error as err:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
+                    raise StoreBusy(f"the database refused the write ({err})") from err
+            else:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):  # locked, full, read-only
+                    raise StoreBusy(f"the database refused the write ({exc})") from exc
+        finally:
+            self._lock.release()
+
+
+class AsyncStore:
+    """Runs a store's calls off the event loop: writes in one worker thread, reads in another
+    (so reads go on while a write waits for a lock). Works for any object with
+    :class:`Store`'s methods."""
+
+    def __init__(self, store: Store) -> None:
+        """Wrap ``store``; the threads start on first use."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.store = store
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="sy-db-write")
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="sy-db-read")
+
+    async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in the write thread (``fn`` is a store method)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._writer, functools.partial(fn, *args, **kwargs))
+
+    async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in the read thread."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._reader, functools.partial(fn, *args, **kwargs))
+
+    def shutdown(self) -> None:
+        """Finish queued calls and stop the threads."""
+        self._writer.shutdown(wait=True)
+        self._reader.shutdown(wait=True)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import multiprocessing
+import os
 import random
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -81,18 +83,47 @@ def think(job: ThinkJob) -> str:
     return agent.choose(view, legal, random.Random(job.seed), Budget()).notation()
 
 
+HEAVY_LEVELS = frozenset({"hard", "max"})
+"""The levels that think for seconds a move: at most ``Limits.heavy_ai`` of them at once."""
+
+MR_X_PACE = {"medium": 1.0, "hard": 3.0, "max": 10.0}
+"""Seconds an AI Mr X of these levels takes for every move, as others see it (at least the
+server's ``ai_delay``): his think time depends on his true position, so it must not show."""
+
+
+def paced_wait(elapsed: float, pace: float) -> float:
+    """Seconds to wait after a think of ``elapsed`` seconds so that the reply comes at a whole
+    multiple of ``pace`` (at least one): what others see depends on the pace only, except for
+    a think that overruns it, which shows only as the next multiple."""
+    if pace <= 0:
+        return 0.0
+    return max(1, math.ceil(elapsed / pace - 1e-9)) * pace - elapsed
+
+
 class Thinker:
     """Runs AI seats' ``choose`` off the event loop: in worker processes (``workers`` >= 1:
     thinking never holds this process's GIL, and AI seats of different games think in
-    parallel), or in threads (``workers`` = 0)."""
+    parallel), or in threads (``workers`` = 0).
 
-    def __init__(self, workers: int = 0) -> None:
-        """``workers`` processes (started on first use), or 0 for threads."""
+    A fair queue: every game has at most one move being thought at a time, and moves are
+    served in the order they were asked for. The strongest levels (:data:`HEAVY_LEVELS`) go
+    through a lane of their own, ``heavy`` at a time server-wide, so a cheap level never waits
+    behind them."""
+
+    def __init__(self, workers: int = 0, heavy: int = 2) -> None:
+        """``workers`` processes (started on first use), or 0 for threads; ``heavy``: how many
+        moves of the strongest levels are computed at once."""
         if workers < 0:
             raise ValueError("ai workers is 0 (threads) or more")
         self.workers = workers
+        self.heavy = max(1, heavy)
         self._pool: ProcessPoolExecutor | None = None
         self._broken = 0
+        self._heavy_lane = asyncio.Semaphore(self.heavy)
+        self._threads = ThreadPoolExecutor(max(4, os.cpu_count() or 1),
+                                           thread_name_prefix="sy-ai")
+        self._heavy_threads = ThreadPoolExecutor(self.heavy, thread_name_prefix="sy-ai-heavy")
+        self.thinking = {"light": 0, "heavy": 0}
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -110,15 +141,32 @@ class Thinker:
 
     async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move]) -> Move:
         """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position."""
+        if (seat.plays or "random") not in HEAVY_LEVELS:
+            return await self._choose(room, seat, piece, legal, "light")
+        async with self._heavy_lane:  # FIFO: heavy moves are served in the order asked
+            return await self._choose(room, seat, piece, legal, "heavy")
+
+    async def _choose(self, room: Room, seat: Seat, piece: str, legal: list[Move],
+                      lane: str) -> Move:
+        self.thinking[lane] += 1
+        try:
+            return await self._think(room, seat, piece, legal, lane)
+        finally:
+            self.thinking[lane] -= 1
+
+    async def _think(self, room: Room, seat: Seat, piece: str, legal: list[Move],
+                     lane: str) -> Move:
         game = room.game
+        loop = asyncio.get_running_loop()
         if not self.workers:
             view = game.view(piece)  # the AI sees its seat's view, never the game
-            return await asyncio.to_thread(seat.ai.choose, view, legal, seat.rng, Budget())  # type: ignore[union-attr]
+            pool = self._heavy_threads if lane == "heavy" else self._threads
+            return await loop.run_in_executor(pool, seat.ai.choose, view, legal, seat.rng,  # type: ignore[union-attr]
+                                              Budget())
         job = ThinkJob(room.id, game.rules.to_dict(), game.start,
                        tuple(m.notation() for _, m in game.moves), piece,
                        tuple(m.notation() for m in legal), seat.plays or "random",
                        _side(piece), seat.rng.getrandbits(63))
-        loop = asyncio.get_running_loop()
         try:
             text = await loop.run_in_executor(self._get_pool(), think, job)
         except BrokenProcessPool:  # a worker died (out of memory?): new workers next time
@@ -133,7 +181,9 @@ class Thinker:
         return Move.parse(text)
 
     def shutdown(self) -> None:
-        """Stop the worker processes."""
+        """Stop the worker processes and threads (a move being thought is dropped)."""
+        self._threads.shutdown(wait=False, cancel_futures=True)
+        self._heavy_threads.shutdown(wait=False, cancel_futures=True)
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

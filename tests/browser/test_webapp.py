@@ -129,10 +129,12 @@ def test_full_game_as_detectives_against_ai_mr_x(server: str, new_page: Any, art
     page.screenshot(path=str(artifacts / "game-over-detectives.png"))
     # the record download link works and is the full record
     href = page.get_attribute("#download-text", "href")
-    rec = httpx.get(server + href)
+    assert "token" not in href  # the token goes in a header (tests/browser/test_security.py)
+    bearer = {"Authorization": f"Bearer {game['tokens']['detectives']}"}
+    rec = httpx.get(server + href, headers=bearer)
     assert rec.status_code == 200 and len(rec.text) > 20
     # replay: back to the start, Mr X stands on his start station, then step forward
-    record = httpx.get(server + page.get_attribute("#download-json", "href")).json()
+    record = httpx.get(server + page.get_attribute("#download-json", "href"), headers=bearer).json()
     page.click("#replay-first")
     assert page.get_attribute(GAME, "data-replay-step") == "0"
     start_x = mr_x_on_board(page)

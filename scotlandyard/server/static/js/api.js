@@ -37,9 +37,32 @@ export function createGame(body) {
   }).then(json);
 }
 
-/** The record download link (the token goes in the query: a plain link cannot send headers). */
-export function recordUrl(gameId, token, format = "text") {
-  return `/api/games/${encodeURIComponent(gameId)}/record?format=${format}&token=${encodeURIComponent(token)}`;
+/** The record's address, without the token (it goes in a header: see bindRecordDownload). */
+export function recordUrl(gameId, format = "text") {
+  return `/api/games/${encodeURIComponent(gameId)}/record?format=${format}`;
+}
+
+/**
+ * Make `anchor` download the record: a click fetches it with the token in the Authorization
+ * header (never in a URL, where it would land in the history, logs and Referer) and saves it.
+ */
+export function bindRecordDownload(anchor, gameId, token, format = "text") {
+  anchor.href = recordUrl(gameId, format);
+  anchor.onclick = async (ev) => {
+    ev.preventDefault();
+    const res = await fetch(recordUrl(gameId, format), {
+      headers: { Authorization: `Bearer ${token}` }, cache: "no-store",
+    });
+    if (!res.ok) return;
+    const url = URL.createObjectURL(await res.blob());
+    const save = document.createElement("a");
+    save.href = url;
+    save.download = `scotlandyard-${gameId}.${format === "json" ? "json" : "txt"}`;
+    document.body.append(save);
+    save.click();
+    save.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  };
 }
 
 /**

@@ -9,6 +9,8 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === "text") node.textContent = v;
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else if (k === "dataset") Object.assign(node.dataset, v);
+    // through the CSSOM: a style attribute would be refused by the Content-Security-Policy
+    else if (k === "style") node.style.cssText = v;
     else node.setAttribute(k, v === true ? "" : v);
   }
   for (const c of children) if (c !== null && c !== undefined) node.append(c);

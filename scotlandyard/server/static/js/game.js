@@ -1,7 +1,7 @@
 // The game page: connects with the token from the URL fragment (#t=TOKEN), draws the view
 // the server sends (docs/protocol.md), and lets the player pick moves among view.legal_moves.
 
-import { GameSocket, getBoard, recordUrl } from "./api.js";
+import { GameSocket, bindRecordDownload, getBoard } from "./api.js";
 import { BoardView, pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
@@ -580,8 +580,8 @@ export class GamePage {
     $(box, "#outcome-reason").textContent = t(`outcome.reason.${out.reason}`, {
       piece: out.piece ? pieceName(out.piece) : "", round: out.round,
     });
-    $(box, "#download-text").href = recordUrl(this.gameId, this.token, "text");
-    $(box, "#download-json").href = recordUrl(this.gameId, this.token, "json");
+    bindRecordDownload($(box, "#download-text"), this.gameId, this.token, "text");
+    bindRecordDownload($(box, "#download-json"), this.gameId, this.token, "json");
     const range = $(replay, "#replay-range");
     range.max = String(view.history.length);
     range.value = String(this.currentStep());

@@ -1,0 +1,47 @@
+"""Browser hygiene in real Chromium (issue 10, finding 9): the pages run under the server's
+Content-Security-Policy without a single violation, and the record download sends the token in a
+header, never in a URL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .helpers import GAME, create_game, wait_turn_or_over
+
+pytestmark = pytest.mark.browser
+
+_WATCH = """window.__csp = []; document.addEventListener('securitypolicyviolation',
+  (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));"""
+
+
+def test_pages_run_under_the_csp_and_records_download_without_token_in_url(
+        server: str, new_page: Any) -> None:
+    page = new_page()
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text))
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.add_init_script(_WATCH)
+    for path in ("/", "/rules"):
+        res = page.goto(server + path)
+        assert "script-src 'self'" in res.headers["content-security-policy"]
+        page.wait_for_selector("#app > *")
+        assert page.evaluate("window.__csp") == [], path
+    game = create_game(server, preset="classic", detectives=1,
+                       seats={"X": {"kind": "ai", "agent": "random"},
+                              "D1": {"kind": "ai", "agent": "random"}})
+    page.goto(server + game["links"]["spectator"])
+    page.wait_for_selector(f"{GAME}[data-version]")   # the WebSocket connected under the CSP
+    assert wait_turn_or_over(page) == "over"
+    page.wait_for_selector("#verify[data-result='honest']")
+    assert page.evaluate("window.__csp") == []
+    assert not [m for m in console if "Content Security Policy" in m]
+    with page.expect_download() as info:
+        page.click("#download-text")
+    text = open(info.value.path(), encoding="utf-8").read()
+    assert "Scotland Yard" in text or "[" in text
+    assert info.value.suggested_filename == f"scotlandyard-{game['game_id']}.txt"
+    record_calls = [u for u in requests if "/record" in u]
+    assert record_calls and not [u for u in record_calls if "token" in u]

@@ -1,0 +1,189 @@
+"""The server's database under damage and contention (issue 10, findings 3 and 4): a damaged
+stored game is quarantined while every other game plays, a changed commitment is caught at load,
+another process's write lock stalls no other game, a refused write loses nothing, and a second
+server on the same file refuses to start."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from scotlandyard.server.app import create_app
+from scotlandyard.server.limits import Limits
+from scotlandyard.server.store import Store, StoreLocked
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def app(db: Path, **limits: Any) -> TestClient:
+    return TestClient(create_app(db, ai_delay=0, limits=Limits(**limits)))
+
+
+def create(c: TestClient, **body: Any) -> dict:
+    r = c.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def ws_url(g: dict, name: str) -> str:
+    return f"/ws/{g['game_id']}?token={g['tokens'][name]}"
+
+
+def first_state(ws) -> dict:
+    assert ws.receive_json()["type"] == "welcome"
+    return ws.receive_json()
+
+
+def move_x(c: TestClient, g: dict) -> dict:
+    """Mr X makes his first legal move; answers the ack."""
+    with c.websocket_connect(ws_url(g, "X")) as ws:
+        st = first_state(ws)
+        ws.send_json({"type": "move", "move": st["view"]["legal_moves"][0], "id": 1})
+        while (msg := ws.receive_json())["type"] != "ack":
+            assert msg["type"] != "error", msg
+        return msg
+
+
+def sql(db: Path, statement: str, *args: Any) -> None:
+    con = sqlite3.connect(db)
+    con.execute(statement, args)
+    con.commit()
+    con.close()
+
+
+# ---- 3. quarantine ------------------------------------------------------------------------------
+def test_damaged_games_are_quarantined_and_every_other_game_plays(tmp_path, caplog):
+    db = tmp_path / "g.sqlite3"
+    with app(db) as c:
+        bad_start, bad_text, unknown_agent, healthy = (
+            create(c, detectives=2), create(c, detectives=2),
+            create(c, detectives=2, seats={"D2": {"kind": "ai", "agent": "random"}}),
+            create(c, detectives=2))
+    sql(db, "UPDATE games SET start = '[1, 2, 3]' WHERE id = ?", bad_start["game_id"])
+    sql(db, "UPDATE seats SET note = CAST(x'ff00fe' AS TEXT) WHERE game_id = ? AND piece = 'D1'",
+        bad_text["game_id"])
+    sql(db, "UPDATE seats SET agent = 'no-such-agent' WHERE game_id = ? AND piece = 'D2'",
+        unknown_agent["game_id"])
+    caplog.set_level(logging.ERROR, logger="scotlandyard.server")
+    with app(db) as c:  # the server starts (it used to exit)
+        assert move_x(c, healthy)["version"] == 1
+        for g, why in ((bad_start, "start"), (bad_text, "not valid UTF-8")):
+            with c.websocket_connect(ws_url(g, "D1")) as ws:
+                err = ws.receive_json()
+                assert err["type"] == "error" and err["code"] == "damaged"
+                assert err["message"].startswith("this game's record is damaged:")
+                assert why in err["message"]
+                with pytest.raises(Exception) as closed:
+                    ws.receive_json()
+                assert getattr(closed.value, "code", None) == 4500
+            r = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["X"]})
+            assert r.status_code == 409 and "record is damaged" in r.json()["detail"]
+        # an agent this server does not know: random plays the seat, and says so
+        st = c.get(f"/api/games/{unknown_agent['game_id']}/state",
+                   params={"token": unknown_agent["tokens"]["X"]}).json()
+        assert "not known on this server" in st["seats"]["D2"]["note"]
+        assert move_x(c, unknown_agent)["version"] == 1
+    lines = [r.getMessage() for r in caplog.records if "quarantined" in r.getMessage()]
+    assert len(lines) == 2 and all("record is damaged" in line for line in lines)
+    assert not [r for r in caplog.records if r.exc_info]  # a log line, not a traceback
+
+
+def test_a_changed_commitment_is_detected_at_load(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    with app(db) as c:
+        g = create(c, detectives=2)
+        move_x(c, g)
+    con = sqlite3.connect(db)
+    (h,) = con.execute("SELECT hash FROM commitments WHERE game_id = ?", (g["game_id"],)).fetchone()
+    con.close()
+    sql(db, "UPDATE commitments SET hash = ? WHERE game_id = ?", "0" * len(h), g["game_id"])
+    with app(db) as c:
+        r = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["D1"]})
+        assert r.status_code == 409
+        assert "commitment of log slot 1 was changed" in r.json()["detail"]
+
+
+# ---- 4. the database off the event loop -----------------------------------------------------------
+class HeldLock:
+    """Another process's write lock (here: another connection, as the sqlite3 shell takes it)."""
+
+    def __init__(self, db: Path) -> None:
+        self.con = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+        self.con.execute("BEGIN IMMEDIATE")
+
+    def release(self) -> None:
+        self.con.execute("ROLLBACK")
+        self.con.close()
+
+
+def test_a_held_write_lock_stalls_no_other_game(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    with app(db, db_wait=10.0) as c:
+        a, b = create(c, detectives=1), create(c, detectives=1)
+        with c.websocket_connect(ws_url(a, "X")) as wa, c.websocket_connect(ws_url(b, "D1")) as wb:
+            sa = first_state(wa)
+            first_state(wb)
+            lock = HeldLock(db)
+            try:
+                wa.send_json({"type": "move", "move": sa["view"]["legal_moves"][0], "id": "m"})
+                time.sleep(0.3)  # the move now waits for the lock in the write thread
+                worst = 0.0
+                for i in range(5):
+                    t0 = time.perf_counter()
+                    wb.send_json({"type": "ping", "id": i})
+                    assert wb.receive_json() == {"type": "pong", "id": i}
+                    worst = max(worst, time.perf_counter() - t0)
+                assert worst < 0.1, f"a ping in another game took {worst * 1000:.0f} ms"
+                r = c.get(f"/api/games/{b['game_id']}/state", params={"token": b["tokens"]["X"]})
+                assert r.status_code == 200  # reads go on too
+            finally:
+                threading.Timer(0.2, lock.release).start()
+            while (msg := wa.receive_json())["type"] != "ack":
+                assert msg["type"] != "error", msg
+            assert msg["version"] == 1
+
+
+def test_a_refused_write_is_a_clear_error_and_nothing_is_lost(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    with app(db, db_wait=0.2) as c:
+        g = create(c, detectives=1)
+        with c.websocket_connect(ws_url(g, "X")) as ws:
+            st = first_state(ws)
+            move = st["view"]["legal_moves"][0]
+            lock = HeldLock(db)
+            ws.send_json({"type": "move", "move": move, "id": "m1"})
+            err = ws.receive_json()
+            lock.release()
+            assert err["type"] == "error" and err["code"] == "not_saved" and err["id"] == "m1"
+            assert "not saved" in err["message"] and "locked" in err["message"]
+            ws.send_json({"type": "sync"})
+            assert ws.receive_json()["version"] == 0  # the game did not move
+            ws.send_json({"type": "move", "move": move, "id": "m2"})  # the socket still works
+            while (msg := ws.receive_json())["type"] != "ack":
+                pass
+            assert msg == {"type": "ack", "id": "m2", "version": 1}
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM moves WHERE game_id = ?",
+                       (g["game_id"],)).fetchone()[0] == 1
+    con.close()
+
+
+def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    first = Store(db, exclusive=True)
+    try:
+        with pytest.raises(StoreLocked, match=r"another scotlandyard server \(pid \d+\) is using"):
+            Store(db, exclusive=True)
+        with pytest.raises(StoreLocked, match="give this one another --db"):
+            with app(db):
+                pass
+    finally:
+        first.close()
+    Store(db, exclusive=True).close()  # free again once the first one stops
