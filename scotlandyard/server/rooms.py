@@ -1113,4 +1113,20 @@ def preset_catalogue() -> dict[str, Any]:
         "levels": list(LEVELS),
         "agents": known,
         "fallback": {lvl: "random" for lvl in LEVELS if lvl not in known},
+        "default_level": default_level(known),
     }
+
+
+def default_level(known: list[str]) -> str:
+    """The strongest level that answers within about 2 s a move here: ``hard`` (0.5-0.9 s a
+    move with numba, docs/ai.md) where the compiled kernel runs, else ``medium`` (capped at
+    2 s), else the strongest one registered."""
+    try:
+        from ..kernel.fast import numba_available
+        fast = numba_available()
+    except ImportError:  # pragma: no cover - the kernel ships with the package
+        fast = False
+    for level in (("hard", "medium") if fast else ("medium",)):
+        if level in known:
+            return level
+    return next((lvl for lvl in reversed(LEVELS) if lvl in known and lvl != "max"), "random")

@@ -9,6 +9,7 @@ import { verifyOpenings } from "./verify.js";
 import { h } from "./dom.js";
 import { play as playSound, setSound, soundOn } from "./sound.js";
 import { renderAnalysis } from "./analysis.js";
+import { GameExtras } from "./extras.js";
 
 const TOKENS_KEY = "sy.tokens";
 const TICKET_KINDS = ["taxi", "bus", "underground", "black", "double"];
@@ -122,6 +123,7 @@ export class GamePage {
     app.replaceChildren(this.root);
     applyI18n(this.root);
     this.bind();
+    this.extras = new GameExtras(this);
     onLanguageChange(() => this.redraw());
     this.socket = new GameSocket(gameId, token, {
       onMessage: (msg) => { this.queue = this.queue.then(() => this.onMessage(msg)).catch(console.error); },
@@ -221,6 +223,12 @@ export class GamePage {
   }
 
   async onMessage(msg) {
+    this.extras.before(msg);
+    await this.onFrame(msg);
+    this.extras.after(msg); // clocks, chat, takeback, rematch, end explanation (extras.js)
+  }
+
+  async onFrame(msg) {
     if (msg.type === "welcome") {
       this.role = msg.role;
       this.pieces = msg.pieces || [];
@@ -471,7 +479,7 @@ export class GamePage {
       const seatLine = h("span", { class: `seat seat-${seat.kind || "human"}${seat.connected ? " online" : ""}`,
         title: seat.connected ? t("seat.connected") : t("seat.offline"), text: seatText });
       if (this.role && this.role !== "spectator" && !view.outcome) {
-        if (seat.kind === "human" && (this.pieces.includes(piece) || !seat.connected)) {
+        if (seat.kind === "human" && this.extras.canHandOver(piece, seat)) {
           seatLine.append(" · ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.takeover"),
             title: t("seat.takeover_hint"), dataset: { action: "takeover", piece },
             onclick: () => this.socket.send({ type: "takeover", piece, agent: "medium" }) }));

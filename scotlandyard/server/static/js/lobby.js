@@ -1,6 +1,8 @@
-// The lobby: choose the rules and the seats, create a game, share the invite links.
+// The lobby: one-click games against the computer, "My games", the open public games, and
+// "Play with friends" (rules, seats, clock; create a game, share the invite links).
 
 import { createGame, getPresets } from "./api.js";
+import { forgetGame, gameStatus, myGames, turnText } from "./mygames.js";
 import { pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { h } from "./dom.js";
@@ -37,6 +39,109 @@ export class Lobby {
     this.form = this.root.querySelector("#new-game");
     this.load();
     onLanguageChange(() => this.redraw());
+    this.renderMyGames();
+    this.loadOpenGames();
+    this.openTimer = setInterval(() => {
+      if (!this.root.isConnected) clearInterval(this.openTimer);
+      else this.loadOpenGames();
+    }, 5000);
+  }
+
+  // ---- one click against the computer -----------------------------------------------------------
+  quickLevels() {
+    const sel = this.root.querySelector("#quick-level");
+    const keep = sel.value || this.presets.default_level || "medium";
+    sel.replaceChildren(...this.levels().map((lv) => h("option", { value: lv, text: has(`level.${lv}`) ? t(`level.${lv}`) : lv })));
+    sel.value = keep;
+  }
+
+  async quick(side) {
+    const level = this.root.querySelector("#quick-level").value || "medium";
+    const pieces = piecesFor(this.presets, "classic", this.presets.detectives?.classic?.default ?? 5);
+    const seats = {};
+    for (const p of pieces) {
+      const computer = side === "detectives" ? p === "X" : p !== "X";
+      seats[p] = computer ? { kind: "ai", agent: level } : { kind: "human" };
+    }
+    const box = this.root.querySelector("#quick-error");
+    box.hidden = true;
+    try {
+      const res = await createGame({ preset: "classic", seats, play_as: side === "detectives" ? "detectives" : "X" });
+      location.assign(res.links[res.you]); // straight into the game, with this seat's token only
+    } catch (e) {
+      box.hidden = false;
+      box.textContent = t("lobby.error", { message: e.message });
+    }
+  }
+
+  // ---- my games ---------------------------------------------------------------------------------------
+  async renderMyGames() {
+    const games = myGames();
+    const card = this.root.querySelector("#my-games");
+    const list = card.querySelector("#my-games-list");
+    card.hidden = games.length === 0;
+    list.replaceChildren(...games.map((g) => h("li", { dataset: { game: g.id } },
+      h("a", { href: `/game/${encodeURIComponent(g.id)}`, class: "btn btn-small", text: t("mygames.resume") }),
+      " ", h("code", { text: g.id }), " ", h("span", { class: "mygame-status", text: "…" }))));
+    await Promise.all(games.map(async (g) => {
+      const li = list.querySelector(`li[data-game="${CSS.escape(g.id)}"]`);
+      const st = await gameStatus(g);
+      if (!li) return;
+      if (st?.gone) {
+        forgetGame(g.id);
+        li.remove();
+        return;
+      }
+      const text = st ? `${t(`role.${st.role}`)} · ${t("status.round")} ${st.view.round} · ${turnText(st)}` : "";
+      li.querySelector(".mygame-status").textContent = text;
+      li.classList.toggle("your-move", !!st && turnText(st) === t("mygames.your_move"));
+    }));
+    card.hidden = list.children.length === 0;
+  }
+
+  // ---- open public games ------------------------------------------------------------------------------
+  async loadOpenGames() {
+    let games = [];
+    const err = this.root.querySelector("#open-error");
+    try {
+      const res = await fetch("/api/lobby");
+      games = (await res.json()).games || [];
+      err.hidden = true;
+    } catch (e) {
+      err.hidden = false;
+      err.textContent = e.message;
+      return;
+    }
+    this.root.querySelector("#open-empty").hidden = games.length > 0;
+    const list = this.root.querySelector("#open-list");
+    list.replaceChildren(...games.map((g) => {
+      const buttons = [];
+      if (g.open.includes("X")) buttons.push(this.joinButton(g, { side: "mr_x" }, t("open.join_mr_x")));
+      const hunters = g.open.filter((p) => p !== "X");
+      if (hunters.length) buttons.push(this.joinButton(g, { side: "detectives" }, t("open.join_detectives")));
+      if (hunters.length > 1) for (const p of hunters) buttons.push(this.joinButton(g, { seat: p }, pieceName(p)));
+      const waiting = g.waiting.length ? t("open.waiting", { pieces: g.waiting.map(pieceName).join(", ") }) : "";
+      return h("li", { class: "open-game", dataset: { game: g.game_id } },
+        h("span", { class: "open-rules", text: `${has(`preset.${g.preset}`) ? t(`preset.${g.preset}`) : g.preset} · ${t("lobby.detectives")}: ${g.detectives}${g.clock ? ` · ${t("friends.clock")}` : ""}` }),
+        " ", h("span", { class: "hint", text: waiting }), " ", ...buttons);
+    }));
+  }
+
+  joinButton(game, body, text) {
+    return h("button", { type: "button", class: "btn btn-small join-btn", dataset: { join: body.seat || body.side }, text,
+      onclick: async () => {
+        const err = this.root.querySelector("#open-error");
+        const res = await fetch(`/api/games/${encodeURIComponent(game.game_id)}/join`, {
+          method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+        const out = await res.json().catch(() => ({}));
+        if (res.status === 201) {
+          location.assign(out.link);
+          return;
+        }
+        err.hidden = false;
+        err.textContent = t("open.join_failed", { message: out.detail || `HTTP ${res.status}` });
+        this.loadOpenGames();
+      } });
   }
 
   async load() {
@@ -59,6 +164,19 @@ export class Lobby {
     f.addEventListener("submit", (e) => {
       e.preventDefault();
       this.submit();
+    });
+    f.elements.hotseat.addEventListener("change", () => this.renderChoices());
+    this.root.querySelector("#quick-detectives").addEventListener("click", () => this.quick("detectives"));
+    this.root.querySelector("#quick-mr-x").addEventListener("click", () => this.quick("mr_x"));
+    this.root.querySelector("#quick-friends").addEventListener("click", (e) => {
+      e.preventDefault();
+      this.form.scrollIntoView({ block: "start" });
+      this.form.elements.preset.focus();
+    });
+    this.root.querySelector("#reveal-x").addEventListener("click", () => {
+      const row = this.root.querySelector(".link-row[data-link='X']");
+      if (row) row.hidden = false;
+      this.root.querySelector("#secret-box").hidden = true;
     });
     this.onPreset(true);
     this.root.dataset.ready = "1";
@@ -99,7 +217,37 @@ export class Lobby {
     all.value = keep || "human";
     this.renderSeats();
     this.renderPresetInfo();
+    this.quickLevels();
+    this.renderChoices();
     if (this.created) this.renderLinks();
+  }
+
+  /** The "I play" and clock choices. */
+  renderChoices() {
+    const f = this.form;
+    const play = f.elements.play_as;
+    const keep = play.value;
+    const names = [["", t("friends.play_nobody")], ["X", t("link.X")], ["detectives", t("link.detectives")]];
+    if (f.elements.hotseat.checked) names.push(["all", t("link.all")]);
+    play.replaceChildren(...names.map(([v, text]) => h("option", { value: v, text })));
+    play.value = names.some(([v]) => v === keep) ? keep : "";
+    const clock = f.elements.clock;
+    const keepClock = clock.value;
+    const clocks = [["", t("friends.clock_none")], ["move60", t("clock.per_move", { s: 60 })],
+      ["move20", t("clock.per_move", { s: 20 })], ["f300", t("clock.fischer", { m: "5:00", s: 5 })],
+      ["f900", t("clock.fischer", { m: "15:00", s: 10 })]];
+    clock.replaceChildren(...clocks.map(([v, text]) => h("option", { value: v, text })));
+    clock.value = keepClock || "";
+  }
+
+  clockBody() {
+    const f = this.form;
+    const choice = {
+      move60: { per_move: 60 }, move20: { per_move: 20 },
+      f300: { initial: 300, increment: 5 }, f900: { initial: 900, increment: 10 },
+    }[f.elements.clock.value];
+    if (!choice) return null;
+    return { ...choice, on_timeout: f.elements.clock_lose.checked ? "lose" : "ai" };
   }
 
   renderPresetInfo() {
@@ -138,6 +286,9 @@ export class Lobby {
       hotseat: f.elements.hotseat.checked,
       seed: seedText === "" ? null : Number(seedText),
       seats,
+      play_as: f.elements.play_as.value || null,
+      public: f.elements.public.checked,
+      clock: this.clockBody(),
     };
   }
 
@@ -168,7 +319,12 @@ export class Lobby {
     const list = box.querySelector("#link-list");
     list.replaceChildren();
     box.querySelector("#game-id").textContent = res.game_id;
-    const names = ["all", "X", "detectives", "spectator", ...Object.keys(res.links).filter((k) => /^[DP]\d$/.test(k))];
+    const others = ["all", "X", "detectives", ...Object.keys(res.links).filter((k) => /^[DP]\d$/.test(k)), "spectator"];
+    const names = res.you ? [res.you, ...others.filter((n) => n !== res.you)] : others;
+    // Mr X's link is secret: whoever opens it sees where he is. Someone who does not play him
+    // sees it only after asking for it (to pass it on).
+    const hideX = "X" in res.links && res.you !== "X";
+    this.root.querySelector("#secret-box").hidden = !hideX;
     for (const name of names) {
       const path = res.links[name];
       if (!path) continue;
@@ -183,8 +339,15 @@ export class Lobby {
         } });
       const open = h("a", { href: path, class: "btn btn-small", text: t("link.open"), dataset: { link: name } });
       const label = t(`link.${name.match(/^[DP]\d$/) ? "piece" : name}`, { piece: pieceName(name) });
-      list.append(h("div", { class: `link-row link-${name}`, dataset: { link: name } },
-        h("div", { class: "link-label", text: label }), input, copy, open, status));
+      const mine = name === res.you;
+      const row = h("div", { class: `link-row link-${name}${mine ? " link-mine" : ""}`, dataset: { link: name } },
+        h("div", { class: "link-label", text: mine ? t("friends.your_seat", { seat: label }) : label }), input, copy, open, status);
+      if (name === "X" && hideX) {
+        row.hidden = true;
+        row.classList.add("secret");
+      }
+      if (name === "X") row.append(h("p", { class: "hint secret-note", text: t("friends.secret_hint") }));
+      list.append(row);
     }
     box.scrollIntoView({ block: "nearest" });
   }

@@ -1,0 +1,137 @@
+// The game page's table features (docs/protocol.md): clocks, chat, takeback, hand-over of
+// absent seats, the end screen's explanation and rematch, "My games" and the "Your move" tab
+// title. game.js calls `before(msg)` and `after(msg)` around each server message and asks
+// `canHandOver(piece, seat)`; everything else lives here.
+
+import { ChatPanel } from "./chat.js";
+import { ClockPanel } from "./clock.js";
+import { explain } from "./explain.js";
+import { notifyWanted, rememberGame, setNotify, showTurn } from "./mygames.js";
+import { t } from "./i18n.js";
+import { h } from "./dom.js";
+import { pieceName } from "./board.js";
+
+export class GameExtras {
+  constructor(page) {
+    this.page = page;
+    this.role = null;
+    this.absentTimeout = 60;
+    const side = page.root.querySelector(".side");
+    const status = side.querySelector(".status");
+    const holder = document.createElement("div");
+    this.clock = new ClockPanel(holder);
+    this.tableCard = h("section", { class: "card table-tools", id: "table-tools" },
+      h("div", { class: "takeback-box" },
+        h("button", { type: "button", class: "btn btn-small", id: "btn-takeback", text: t("takeback.ask"), hidden: true,
+          onclick: () => page.socket.send({ type: "takeback" }) }),
+        h("p", { id: "takeback-offer", class: "hint", hidden: true },
+          h("span", { class: "takeback-text" }), " ",
+          h("button", { type: "button", class: "btn btn-small", id: "takeback-accept", text: t("takeback.accept"),
+            onclick: () => page.socket.send({ type: "takeback", accept: true }) }), " ",
+          h("button", { type: "button", class: "btn btn-small btn-plain", id: "takeback-decline", text: t("takeback.decline"),
+            onclick: () => page.socket.send({ type: "takeback", accept: false }) }))),
+      h("label", { class: "toggle" }, h("input", { type: "checkbox", id: "tg-notify", checked: notifyWanted(),
+        onchange: (e) => setNotify(e.target.checked) }), h("span", { text: t("mygames.notify") })));
+    holder.append(this.tableCard);
+    status.after(...holder.children);
+    this.chat = new ChatPanel(page, side);
+    const outcome = page.root.querySelector("#outcome");
+    this.explainBox = h("div", { id: "end-explain", class: "end-explain" });
+    this.rematchBox = h("div", { id: "rematch", class: "rematch" },
+      h("label", { class: "toggle" }, h("input", { type: "checkbox", id: "rematch-swap" }),
+        h("span", { text: t("rematch.swap") })),
+      h("button", { type: "button", class: "btn btn-primary", id: "btn-rematch", text: t("rematch.offer"),
+        onclick: () => page.socket.send({ type: "rematch", swap: this.rematchBox.querySelector("#rematch-swap").checked }) }),
+      h("p", { id: "rematch-status", class: "hint" }));
+    outcome.querySelector("#outcome-reason").after(this.explainBox, this.rematchBox);
+  }
+
+  /** A seat of another player may be handed to the AI: same team and gone, or away long enough. */
+  canHandOver(piece, seat) {
+    if (this.page.pieces.includes(piece)) return true;
+    if (seat.connected) return false;
+    if (this.role === "detectives" && piece !== "X") return true;
+    return seat.away !== null && seat.away !== undefined && seat.away >= this.absentTimeout;
+  }
+
+  /** Before game.js handles `msg`: a loss on time is shown as the end of the game. */
+  before(msg) {
+    if (msg.type !== "state" || !msg.adjudication || msg.view.outcome) return;
+    const adj = msg.adjudication;
+    msg.view.outcome = { winner: adj.winner, reason: "time", round: adj.round, piece: null };
+    // the game is over: Mr X's log is opened (openings), as at any end
+    const bySlot = new Map((msg.openings || []).map((o) => [o.slot, o.station]));
+    for (const e of msg.view.log) if (bySlot.has(e.slot)) e.station = bySlot.get(e.slot);
+    msg.view.all_shown = true;
+    msg.view.legal_moves = [];
+  }
+
+  /** After game.js handled `msg`. */
+  after(msg) {
+    const page = this.page;
+    if (msg.type === "welcome") {
+      this.role = msg.role;
+      this.myName = msg.token_name;
+      if (typeof msg.absent_timeout === "number") this.absentTimeout = msg.absent_timeout;
+      this.chat.setRole(msg.role);
+      rememberGame(page.gameId, msg.role);
+    } else if (msg.type === "chat_history") {
+      this.chat.messages.clear();
+      this.chat.add(msg.messages);
+    } else if (msg.type === "chat") {
+      this.chat.add([msg.message]);
+    } else if (msg.type === "notice") {
+      if (msg.code === "takeback") page.seen.clear(); // the undone slots get new seals
+      const text = msg.code === "timeout_ai" ? t("notice.timeout_ai", { piece: pieceName(msg.piece) })
+        : msg.code === "timeout_lost" ? t("notice.timeout_lost")
+          : t("notice.takeback");
+      page.toast(text, "info");
+      this.tableCard.dataset.notice = msg.code;
+    } else if (msg.type === "rematch_ready") {
+      location.assign(msg.link); // the new game, with this player's own new token
+    } else if (msg.type === "state") {
+      this.onState(msg);
+    }
+  }
+
+  onState(msg) {
+    const page = this.page;
+    const view = msg.view;
+    this.clock.update(view.outcome ? null : msg.clock);
+    this.chat.setAgreement(msg.chat_record, this.role);
+    showTurn(page.root.dataset.myTurn === "1");
+    // takeback: only for one side's player, once that side has moved
+    const sideMoved = view.history.some((m) => page.pieces.includes(m.piece));
+    const canAsk = (this.role === "mr_x" || this.role === "detectives") && !view.outcome && sideMoved && !msg.takeback;
+    this.tableCard.querySelector("#btn-takeback").hidden = !canAsk;
+    const offer = this.tableCard.querySelector("#takeback-offer");
+    const theirs = msg.takeback && msg.takeback.side !== this.role && (this.role === "mr_x" || this.role === "detectives");
+    offer.hidden = !msg.takeback;
+    if (msg.takeback) {
+      offer.querySelector(".takeback-text").textContent = msg.takeback.side === "mr_x"
+        ? t("takeback.offer_mr_x") : t("takeback.offer_detectives");
+      offer.querySelector("#takeback-accept").hidden = !theirs;
+      offer.querySelector("#takeback-decline").hidden = !theirs;
+    }
+    // end screen
+    const out = view.outcome;
+    this.explainBox.replaceChildren(...(out ? explain(view, out).map((s) => h("p", { text: s })) : []));
+    if (out && out.reason === "time") {
+      page.root.querySelector("#outcome-reason").textContent = out.winner === "mr_x" ? t("end.time_detectives") : t("end.time_mr_x");
+    }
+    const player = this.role && this.role !== "spectator";
+    this.rematchBox.hidden = !out || !player;
+    const status = this.rematchBox.querySelector("#rematch-status");
+    const r = msg.rematch;
+    this.rematchBox.querySelector("#btn-rematch").textContent = r && r.by && !r.accepted.includes(this.tokenName())
+      ? t("rematch.accept") : t("rematch.offer");
+    if (r && r.swap !== undefined) this.rematchBox.querySelector("#rematch-swap").checked = r.swap;
+    const counts = r && !r.game_id ? { n: r.accepted.length, total: r.needed.length } : null;
+    status.textContent = !r ? "" : r.game_id ? t("rematch.started")
+      : r.swap ? t("rematch.waiting_swap", counts) : t("rematch.waiting", counts);
+  }
+
+  tokenName() {
+    return this.myName ?? null;
+  }
+}

@@ -1,0 +1,201 @@
+"""The lobby and the table in real Chromium (docs/webapp.md "Lobby", docs/protocol.md "Lobby"
+.. "Rematch"): one-click games, a public game joined from a second browser, "My games", absent
+seats handed to the AI by the other side, a clock running out, rematch with swapped sides,
+and the detectives' team chat that Mr X's browser never receives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from .conftest import ROOT, _free_port
+from .helpers import GAME, create_game, mr_x_on_board
+
+pytestmark = pytest.mark.browser
+AI = {"kind": "ai", "agent": "random"}
+
+
+@pytest.fixture(scope="module")
+def lobby_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose absent seats may be handed over after 1.5 s (stopped by pid)."""
+    tmp = tmp_path_factory.mktemp("lobby-server")
+    port = _free_port()
+    log = open(tmp / "server.log", "w+b")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db",
+         str(tmp / "games.sqlite3"), "--ai-delay", "0", "--absent-timeout", "1.5"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"server exited:\n{log.read().decode()[-3000:]}")
+            try:
+                if httpx.get(f"{base}/api/presets", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not answer within 90 s")
+            time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        log.close()
+
+
+def open_game(page: Any, url: str) -> Any:
+    page.goto(url)
+    page.wait_for_selector(f"{GAME}[data-version]")
+    return page
+
+
+def lobby(page: Any, base: str) -> None:
+    page.goto(base + "/")
+    page.wait_for_selector(".lobby[data-ready='1']")
+
+
+def test_one_click_games_as_detectives_and_as_mr_x(lobby_server: str, new_page: Any) -> None:
+    page = new_page()
+    lobby(page, lobby_server)
+    levels = [o.get_attribute("value") for o in page.locator("#quick-level option").all()]
+    assert "random" in levels and page.input_value("#quick-level") in ("hard", "medium")
+    page.select_option("#quick-level", "random")
+    page.click("#quick-detectives")
+    page.wait_for_selector(f"{GAME}[data-role='detectives'][data-version]")
+    assert "#t=" in page.url
+    assert page.locator("#players tr[data-piece='X'] .seat-ai").count() == 1
+    assert mr_x_on_board(page) is None  # never shown where he is
+    saved = page.evaluate("Object.keys(JSON.parse(localStorage.getItem('sy.tokens')))")
+    assert len(saved) == 1  # only this seat's token came to the browser
+    lobby(page, lobby_server)
+    page.select_option("#quick-level", "random")
+    page.click("#quick-mr-x")
+    page.wait_for_selector(f"{GAME}[data-role='mr_x'][data-version]")
+    assert page.locator("#players tr[data-piece='D1'] .seat-ai").count() == 1
+    assert page.locator(".piece-X").count() == 1
+
+
+def test_public_game_joined_from_a_second_browser_and_resumed_from_my_games(
+        lobby_server: str, new_page: Any) -> None:
+    host = new_page()
+    lobby(host, lobby_server)
+    host.select_option("#preset", "classic")
+    host.select_option("#detectives", "2")
+    host.select_option("#play_as", "X")
+    host.check("#public")
+    host.click("#create")
+    host.wait_for_selector("#links:not([hidden])")
+    assert host.locator(".link-row").count() == 2  # the host's own seat and the spectators
+    game_id = host.inner_text("#game-id")
+    host.click(".link-row.link-mine a")
+    host.wait_for_selector(f"{GAME}[data-role='mr_x'][data-version]")
+
+    guest = new_page()
+    lobby(guest, lobby_server)
+    row = guest.locator(f"#open-list li[data-game='{game_id}']")
+    row.wait_for()
+    assert "X" not in [b.get_attribute("data-join") for b in row.locator("button").all()]
+    row.locator("button[data-join='detectives']").click()
+    guest.wait_for_selector(f"{GAME}[data-role='detectives'][data-version]")
+    host.wait_for_selector("#players tr[data-piece='D1'] .seat.online")
+    # the game is full: no longer listed
+    assert all(g["game_id"] != game_id for g in httpx.get(f"{lobby_server}/api/lobby").json()["games"])
+    # "My games": the tab closes, the lobby lists the game, one click resumes it
+    context = guest.context
+    guest.close()
+    again = context.new_page()
+    lobby(again, lobby_server)
+    item = again.locator(f"#my-games-list li[data-game='{game_id}']")
+    item.wait_for()
+    again.wait_for_function(
+        "id => !document.querySelector(`#my-games-list li[data-game='${id}'] .mygame-status`)"
+        ".textContent.includes('…')", arg=game_id)
+    assert "Waiting for" in item.inner_text() or "waiting for" in item.inner_text()
+    item.locator("a").click()
+    again.wait_for_selector(f"{GAME}[data-role='detectives'][data-version]")
+
+
+def test_absent_seats_handed_to_the_ai_by_the_other_side_both_ways(
+        lobby_server: str, new_page: Any) -> None:
+    g = create_game(lobby_server, detectives=1)
+    mr_x = open_game(new_page(), lobby_server + g["links"]["X"])
+    det = open_game(new_page(), lobby_server + g["links"]["detectives"])
+    assert mr_x.locator("#players tr[data-piece='D1'] [data-action='takeover']").count() == 0
+    det.close()  # the detectives leave; after --absent-timeout Mr X may hand them to the AI
+    button = mr_x.locator("#players tr[data-piece='D1'] [data-action='takeover']")
+    button.wait_for()
+    button.click()
+    mr_x.wait_for_selector("#players tr[data-piece='D1'] .seat-ai")
+    # and the other way round: Mr X leaves, the detective hands his seat to the AI
+    g = create_game(lobby_server, detectives=1)
+    det = open_game(new_page(), lobby_server + g["links"]["detectives"])
+    mr_x = open_game(new_page(), lobby_server + g["links"]["X"])
+    mr_x.close()
+    button = det.locator("#players tr[data-piece='X'] [data-action='takeover']")
+    button.wait_for()
+    button.click()
+    det.wait_for_selector("#players tr[data-piece='X'] .seat-ai")
+    det.wait_for_selector(f"{GAME}[data-my-turn='1']")  # the AI moved for Mr X
+
+
+def test_clock_runs_out_and_the_computer_moves(lobby_server: str, new_page: Any) -> None:
+    g = create_game(lobby_server, detectives=1, seats={"D1": AI}, clock={"per_move": 3})
+    page = open_game(new_page(), lobby_server + g["links"]["X"])
+    page.wait_for_selector("#clock:not([hidden]) .clock-row.running[data-side='mr_x']")
+    assert int(page.get_attribute("#clock", "data-left")) <= 3
+    page.wait_for_selector("#table-tools[data-notice='timeout_ai']", timeout=20_000)
+    page.wait_for_function("() => Number(document.querySelector('.game-page').dataset.version) >= 1")
+    assert "computer moved" in page.inner_text("#toast")
+
+
+def test_rematch_with_swapped_sides_and_the_end_explained(lobby_server: str, new_page: Any) -> None:
+    g = create_game(lobby_server, detectives=1, seats={"D1": AI})
+    page = open_game(new_page(), lobby_server + g["links"]["X"])
+    page.click("#players tr[data-piece='X'] [data-action='takeover']")  # let the AI finish
+    page.wait_for_selector(f"{GAME}[data-over='1']", timeout=60_000)
+    sentences = page.locator("#end-explain p").all_inner_texts()
+    assert len(sentences) >= 4 and any("tickets left" in s for s in sentences)
+    page.check("#rematch-swap")
+    page.click("#btn-rematch")
+    page.wait_for_url(lambda url: g["game_id"] not in url)
+    page.wait_for_selector(f"{GAME}[data-role='detectives'][data-version]")
+    assert page.locator("#players tr[data-piece='X'] .seat-ai").count() == 1
+    assert mr_x_on_board(page) is None
+
+
+def test_team_chat_between_detectives_never_reaches_mr_x(lobby_server: str, new_page: Any) -> None:
+    g = create_game(lobby_server, detectives=2)
+    d1 = open_game(new_page(), lobby_server + g["links"]["D1"])
+    d2 = open_game(new_page(), lobby_server + g["links"]["D2"])
+    mr_x = open_game(new_page(), lobby_server + g["links"]["X"])
+    assert mr_x.locator("#chat-channel option").count() == 1  # the table only
+    d1.select_option("#chat-channel", "team")
+    d1.fill("#chat-input", "<b>he is near 74</b>")
+    d1.click("#chat-send")
+    msg = d2.locator("#chat-log li[data-channel='team']")
+    msg.wait_for()
+    assert msg.locator(".chat-text").inner_text() == "<b>he is near 74</b>"  # text, not HTML
+    assert d2.locator("#chat-log b").count() == 0
+    mr_x.fill("#chat-input", "catch me")
+    mr_x.click("#chat-send")
+    d2.locator("#chat-log li[data-channel='table']").wait_for()
+    d1.locator("#chat-log li[data-channel='table']").wait_for()
+    # Mr X saw his own table message and nothing of the team's, not even after a reload
+    mr_x.reload()
+    mr_x.wait_for_selector("#chat-log li[data-channel='table']")
+    assert mr_x.locator("#chat-log li[data-channel='team']").count() == 0
+    assert "74" not in mr_x.inner_text("#chat-log")
