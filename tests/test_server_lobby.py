@@ -16,7 +16,7 @@ from scotlandyard.server.app import create_app
 from scotlandyard.server.lobby import join_name, open_seats, token_plan
 from scotlandyard.server.store import Store
 
-from .test_server_ws import Sockets, create, recv, send, until
+from .test_server_ws import Sockets, ask, create, recv, send, until
 
 pytestmark = pytest.mark.timeout(90)
 AI = {"kind": "ai", "agent": "random"}
@@ -34,22 +34,6 @@ def socks(client):
     s = Sockets(client)
     yield s
     s.close_all()
-
-
-def ask(ws: Any, **msg: Any) -> dict:
-    """The error answering ``msg``, or the last state sent before the pong that follows it."""
-    send(ws, type="ping", id="settle")
-    until(ws, lambda m: m["type"] == "pong")
-    send(ws, **msg, id="req")
-    send(ws, type="ping", id="after")
-    frames = []
-    while (m := recv(ws))["type"] != "pong":
-        frames.append(m)
-    errors = [f for f in frames if f["type"] == "error" and f.get("id") == "req"]
-    if errors:
-        return errors[0]
-    states = [f for f in frames if f["type"] == "state"]
-    return states[-1] if states else {"type": "none", "frames": frames}
 
 
 def later(ws: Any, seen: dict, pred: Any) -> dict:
@@ -79,6 +63,8 @@ def test_token_plan_issues_only_seats_people_use():
 
 
 def test_quick_play_gets_one_token_and_no_mr_x_link(client):
+    presets = client.get("/api/presets").json()
+    assert presets["default_level"] in presets["agents"] and presets["default_level"] != "max"
     g = create(client, detectives=2, play_as="detectives", seats={"X": {"kind": "ai", "agent": "easy"}})
     assert set(g["tokens"]) == {"detectives", "spectator"} and g["you"] == "detectives"
     assert "X" not in g["links"]

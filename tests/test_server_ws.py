@@ -126,6 +126,24 @@ def send(ws, **msg) -> None:
     ws.send_text(json.dumps(msg))
 
 
+def ask(ws, **msg) -> dict:
+    """The answer to ``msg``: its error, else the newest state sent before a ping that follows
+    it (a seat-change broadcast from another socket may come in between; frames are answered
+    in order, so the state the request caused is the last one before the pong)."""
+    send(ws, type="ping", id="settle")  # read what is queued so far
+    until(ws, lambda m: m["type"] == "pong")
+    send(ws, **msg, id="req")
+    send(ws, type="ping", id="after")
+    frames = []
+    while (m := recv(ws))["type"] != "pong":
+        frames.append(m)
+    errors = [f for f in frames if f["type"] == "error" and f.get("id") == "req"]
+    if errors:
+        return errors[0]
+    states = [f for f in frames if f["type"] == "state"]
+    return states[-1] if states else {"type": "none", "frames": frames}
+
+
 # ---- roles and views ----------------------------------------------------------------------------------
 def test_welcome_roles_pieces_and_views_per_token(client):
     g = create(client, detectives=3, hotseat=True)
@@ -318,22 +336,6 @@ def test_takeover_and_reclaim_rules(client, monkeypatch, socks):
     wd2, _, _ = socks.open(g, "D2")
     wx, _, sx = socks.open(g, "X")
     wsp, _, _ = socks.open(g, "spectator")
-
-    def ask(ws, **msg):
-        """The answer to ``msg``: its error, else the newest state sent before a ping that follows
-        it (a seat-change broadcast from another socket may come in between; frames are answered
-        in order, so the state the request caused is the last one before the pong)."""
-        send(ws, type="ping", id="settle")  # read what is queued so far
-        until(ws, lambda m: m["type"] == "pong")
-        send(ws, **msg, id="req")
-        send(ws, type="ping", id="after")
-        frames = []
-        while (m := recv(ws))["type"] != "pong":
-            frames.append(m)
-        errors = [f for f in frames if f["type"] == "error" and f.get("id") == "req"]
-        if errors:
-            return errors[0]
-        return [f for f in frames if f["type"] == "state"][-1]
 
     assert ask(wd2, type="takeover", piece="D1", agent="random")["code"] == "not_allowed"  # D1 here
     assert ask(wx, type="takeover", piece="D1", agent="random")["code"] == "not_allowed"   # other side

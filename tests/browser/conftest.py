@@ -7,6 +7,7 @@ headless with a temporary HOME. Nothing is downloaded (never ``playwright instal
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -37,15 +38,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="package")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a running game server (stopped by pid at the end of the session)."""
-    tmp = tmp_path_factory.mktemp("server")
+@contextlib.contextmanager
+def running_server(tmp: Path, *extra: str) -> Iterator[str]:
+    """``python -m scotlandyard.server`` on a free port with a database in ``tmp`` and the
+    options ``extra``; yields its base URL and stops it by pid."""
     port = _free_port()
     log = open(tmp / "server.log", "w+b")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db",
-         str(tmp / "games.sqlite3"), "--ai-delay", "0"],
+         str(tmp / "games.sqlite3"), "--ai-delay", "0", *extra],
         stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
     )
     base = f"http://127.0.0.1:{port}"
@@ -72,6 +73,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
             proc.wait(timeout=10)
         log.close()
+
+
+@pytest.fixture(scope="package")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a running game server (stopped by pid at the end of the session)."""
+    with running_server(tmp_path_factory.mktemp("server")) as base:
+        yield base
 
 
 @pytest.fixture(scope="package")

@@ -5,16 +5,13 @@ and the detectives' team chat that Mr X's browser never receives."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from .conftest import ROOT, _free_port
+from .conftest import running_server
 from .helpers import GAME, create_game, mr_x_on_board
 
 pytestmark = pytest.mark.browser
@@ -24,37 +21,8 @@ AI = {"kind": "ai", "agent": "random"}
 @pytest.fixture(scope="module")
 def lobby_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server whose absent seats may be handed over after 1.5 s (stopped by pid)."""
-    tmp = tmp_path_factory.mktemp("lobby-server")
-    port = _free_port()
-    log = open(tmp / "server.log", "w+b")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db",
-         str(tmp / "games.sqlite3"), "--ai-delay", "0", "--absent-timeout", "1.5"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"server exited:\n{log.read().decode()[-3000:]}")
-            try:
-                if httpx.get(f"{base}/api/presets", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("server did not answer within 90 s")
-            time.sleep(0.2)
+    with running_server(tmp_path_factory.mktemp("lobby-server"), "--absent-timeout", "1.5") as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 def open_game(page: Any, url: str) -> Any:
@@ -199,3 +167,18 @@ def test_team_chat_between_detectives_never_reaches_mr_x(lobby_server: str, new_
     mr_x.wait_for_selector("#chat-log li[data-channel='table']")
     assert mr_x.locator("#chat-log li[data-channel='team']").count() == 0
     assert "74" not in mr_x.inner_text("#chat-log")
+
+
+def test_mr_x_link_is_behind_a_reveal_for_a_detective_host(lobby_server: str, new_page: Any) -> None:
+    page = new_page()
+    lobby(page, lobby_server)
+    page.select_option("#detectives", "1")
+    page.select_option("#play_as", "detectives")
+    page.click("#create")
+    page.wait_for_selector("#links:not([hidden])")
+    names = [r.get_attribute("data-link") for r in page.locator(".link-row").all()]
+    assert names[0] == "detectives" and "D1" not in names  # the host's own seat first, no copies
+    assert page.locator(".link-row[data-link='X']").is_hidden()
+    page.click("#reveal-x")
+    assert page.locator(".link-row[data-link='X']").is_visible()
+    assert "sees where Mr X is" in page.inner_text(".link-row[data-link='X']")

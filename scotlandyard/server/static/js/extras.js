@@ -32,9 +32,9 @@ export class GameExtras {
             onclick: () => page.socket.send({ type: "takeback", accept: false }) }))),
       h("label", { class: "toggle" }, h("input", { type: "checkbox", id: "tg-notify", checked: notifyWanted(),
         onchange: (e) => setNotify(e.target.checked) }), h("span", { text: t("mygames.notify") })));
-    holder.append(this.tableCard);
-    status.after(...holder.children);
-    this.chat = new ChatPanel(page, side);
+    status.after(...holder.children); // the clock (hidden without one) next to whose turn it is
+    this.chat = new ChatPanel(page, side); // below the game's own panels, which stay in view
+    side.append(this.tableCard);
     const outcome = page.root.querySelector("#outcome");
     this.explainBox = h("div", { id: "end-explain", class: "end-explain" });
     this.rematchBox = h("div", { id: "rematch", class: "rematch" },
