@@ -66,6 +66,53 @@ _WINNERS = tuple(w.value for w in Winner)
 _REASONS = tuple(r.value for r in Reason)
 
 
+MAX_RECORD_BYTES = 1 << 20
+"""The largest record file read (a 24-round game with comments is a few KB)."""
+MAX_RECORD_CHARS = MAX_RECORD_BYTES
+MAX_JSON_DEPTH = 8
+"""The deepest JSON nesting a record has is 3 (``rules`` -> a list); more is refused."""
+MAX_NUMBER_DIGITS = 19
+"""The longest number in a record: a seed (< 2**63); stations and rounds are short."""
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_NUMBER_DIGITS + 1},}}")
+
+
+def _json_depth(text: str) -> int:
+    """The deepest ``[``/``{`` nesting of JSON ``text`` (brackets in strings do not count)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _check_start(start: Any, rules: Any) -> None:
+    """Start stations must be on the record's board before anything is built from them."""
+    if not isinstance(start, dict):
+        return
+    board = rules.get("board", "classic") if isinstance(rules, dict) else "classic"
+    top = 199 if board not in ("classic", "2014") else london(board).stations
+    for piece, st in start.items():
+        if isinstance(st, bool) or not isinstance(st, int) or not 1 <= st <= top:
+            raise RecordError(f"start: {str(piece)[:10]} stands on {str(st)[:25]!r}, not a "
+                              f"station of the board (1..{top})")
+
+
 class RecordError(ValueError):
     """A record that cannot be read, or whose moves, result or facts the rules reject.
 
@@ -412,15 +459,36 @@ class Record:
 
     @classmethod
     def parse(cls, text: str) -> Record:
-        """Read a record in either format (JSON if it starts with ``{``, else text)."""
+        """Read a record in either format (JSON if it starts with ``{``, else text).
+
+        Hostile input gets a :class:`RecordError` before any work that grows with it: at
+        most :data:`MAX_RECORD_CHARS` characters, JSON nested at most
+        :data:`MAX_JSON_DEPTH` deep, no number longer than :data:`MAX_NUMBER_DIGITS` digits,
+        and start stations on the board."""
         if not isinstance(text, str):
             raise RecordError(f"a record is text, not {type(text).__name__}")
+        if len(text) > MAX_RECORD_CHARS:
+            raise RecordError(f"the record is {len(text):,} characters long; a record is at "
+                              f"most {MAX_RECORD_CHARS:,} (a whole game is a few thousand)")
+        long = _LONG_NUMBER.search(text)
+        if long is not None:
+            line = text.count("\n", 0, long.start()) + 1
+            raise RecordError(f"line {line}: a number of {long.end() - long.start():,} digits; "
+                              f"numbers in a record have at most {MAX_NUMBER_DIGITS}", line=line)
         if text.lstrip("\ufeff \t\r\n").startswith("{"):
+            depth = _json_depth(text)
+            if depth > MAX_JSON_DEPTH:
+                raise RecordError(f"the JSON is nested {depth} deep; a record is at most "
+                                  f"{MAX_JSON_DEPTH} deep")
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise RecordError(f"broken JSON: {exc.msg} at line {exc.lineno} column "
                                   f"{exc.colno}", line=exc.lineno) from None
+            except (ValueError, RecursionError) as exc:
+                raise RecordError(f"the JSON cannot be read: {exc}") from None
+            if isinstance(data, dict):
+                _check_start(data.get("start"), data.get("rules"))
             return cls.from_dict(data)
         return _parse_text(text)
 
@@ -486,8 +554,13 @@ class Record:
 
     @classmethod
     def load(cls, path: str | Path) -> Record:
-        """Read a record file (the format is told by its content)."""
+        """Read a record file (the format is told by its content); a file over
+        :data:`MAX_RECORD_BYTES` is refused before it is read."""
         try:
+            size = Path(path).stat().st_size
+            if size > MAX_RECORD_BYTES:
+                raise RecordError(f"{path} is {size:,} bytes; a record file is at most "
+                                  f"{MAX_RECORD_BYTES:,} bytes (a whole game is a few KB)")
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
