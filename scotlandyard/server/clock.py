@@ -253,7 +253,9 @@ class RoomClock:
 
         try:
             await room.apply(move, at_ply=version)
-        except (IllegalMove, StoreError, *UNAVAILABLE):
+        except (IllegalMove, StoreError):
             return  # the player moved meanwhile, or the database refused: nothing changed
+        except UNAVAILABLE:
+            return  # the database is out of reach: nothing changed
         room.notice({"type": "notice", "code": "timeout_ai", "piece": piece, "side": side})
         room.after_move()
