@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from .conftest import running_server
-from .helpers import GAME, create_game, mr_x_on_board
+from .helpers import GAME, create_game, mr_x_on_board, targets
 
 pytestmark = pytest.mark.browser
 AI = {"kind": "ai", "agent": "random"}
@@ -182,3 +182,23 @@ def test_mr_x_link_is_behind_a_reveal_for_a_detective_host(lobby_server: str, ne
     page.click("#reveal-x")
     assert page.locator(".link-row[data-link='X']").is_visible()
     assert "sees where Mr X is" in page.inner_text(".link-row[data-link='X']")
+
+
+def test_takeback_against_the_computer(lobby_server: str, new_page: Any) -> None:
+    g = create_game(lobby_server, detectives=1, seats={"D1": AI})
+    page = open_game(new_page(), lobby_server + g["links"]["X"])
+    assert page.locator("#btn-takeback").is_hidden()  # nothing to take back yet
+    page.wait_for_selector(f"{GAME}[data-my-turn='1']")
+    # a station D1 cannot reach in one move, so that the game surely goes on
+    board = httpx.get(f"{lobby_server}/api/board").json()
+    d1 = int(page.inner_text("#players tr[data-piece='D1'] .st"))
+    near = {b if a == d1 else a for edges in board["edges"].values() for a, b in edges if d1 in (a, b)}
+    far = [s for s in targets(page) if s not in near]
+    page.locator(f".station.target[data-station='{far[0]}']").click()
+    if page.locator("#popup").is_visible():
+        page.locator("#popup .ticket-btn").first.click()
+    page.wait_for_selector(f"{GAME}[data-version='2'][data-my-turn='1']")  # the AI answered
+    page.click("#btn-takeback")
+    page.wait_for_selector(f"{GAME}[data-version='0'][data-my-turn='1']")
+    assert page.locator("#travel-log li.filled").count() == 0
+    assert page.locator("#commit-count").inner_text() == "0"
