@@ -241,11 +241,13 @@ def rules_cmd(
 # ---- the web app and the arena live in their own rings; their commands are registered here ----
 from .ai.arena.cli import ladder  # noqa: E402
 from .ai.cli import arena  # noqa: E402
+from .data.cli import dataset  # noqa: E402
 from .server.cli import serve  # noqa: E402
 
 app.command("serve")(serve)
 app.command("arena")(arena)
 app.command("ladder")(ladder)
+app.command("dataset")(dataset)
 
 
 def main() -> None:

@@ -117,6 +117,15 @@ class Match:
         self._cache: list[int] = []
         self._takes: dict[int, Move] = {}
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Match:
+        """A copy sharing the rules and the board (``Game.copy``), not their tables."""
+        m = Match(self.rules)
+        if self._game is not None:
+            m._game = self._game.copy()
+        m.pending, m.pointer, m.wrapped = self.pending, self.pointer, self.wrapped
+        m._takes = dict(self._takes)
+        return m
+
     # ---- state ---------------------------------------------------------------------------
     @property
     def game(self) -> Game:

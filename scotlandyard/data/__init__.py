@@ -1,0 +1,189 @@
+"""Game datasets: generate games of strong agents, load them as records or as arrays for
+imitation learning.
+
+This folder also holds the package's data files (``london.json``, the board;
+``categorization.json``, the AI's learned table); they stay package data.
+
+>>> from scotlandyard import data
+>>> import tempfile
+>>> folder = tempfile.mkdtemp()
+>>> _ = data.generate(folder, games=2, mr_x="heuristic", detectives="heuristic", progress=False)
+>>> len(list(data.games(folder)))
+2
+>>> arr = data.arrays(folder, side="mr_x")
+>>> arr["obs"].shape[1], bool((arr["action"] >= 0).all())
+(2119, True)
+
+A dataset is an arena run folder (``docs/arena.md``): ``config.json`` (who played, rules,
+seed — everything that decides the games), ``manifest.jsonl`` and ``games/NNNNNN.json``, one
+full game record each (the package's JSON record format, Mr X's true moves included).
+Generating is resumable and runs on Ray with ``backend="ray"``. Command:
+``scotlandyard dataset --games 10000 --out runs/games``; see ``docs/env.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DATASET_VERSION = "sy-games-1"
+STRONGEST = ("mcts", {"playouts": 2000})
+"""The default players: the paper's MCTS at 2,000 iterations a move, both sides (the
+strongest agent of the package with a fixed, machine-independent budget)."""
+
+
+def generate(out: str | Path, games: int = 10_000, *, mr_x: str = STRONGEST[0],
+             detectives: str = STRONGEST[0], mr_x_options: dict[str, Any] | None = None,
+             detectives_options: dict[str, Any] | None = None, preset: str = "classic",
+             seed: int = 0, workers: int = 1, backend: str = "local",
+             progress: bool = True) -> Any:
+    """Play ``games`` games into the folder ``out`` (resumed if it exists); returns the
+    :class:`~scotlandyard.ai.arena.ArenaResult`. Options default to :data:`STRONGEST`'s when
+    the agent is the default one."""
+    from ..ai.arena import ArenaConfig, run_arena
+    from ..rules import Rules
+
+    if mr_x_options is None:
+        mr_x_options = dict(STRONGEST[1]) if mr_x == STRONGEST[0] else {}
+    if detectives_options is None:
+        detectives_options = dict(STRONGEST[1]) if detectives == STRONGEST[0] else {}
+    config = ArenaConfig(mr_x=mr_x, detectives=detectives, mr_x_options=mr_x_options,
+                         detectives_options=detectives_options, games=games,
+                         rules=Rules.preset(preset), seed=seed, workers=workers,
+                         backend=backend)  # type: ignore[arg-type]
+    return run_arena(config, out, progress=progress)
+
+
+def _files(path: str | Path) -> list[Path]:
+    p = Path(path)
+    if p.is_file():
+        return [p]
+    if not p.is_dir():
+        raise FileNotFoundError(f"no dataset at {p} (a folder of games/*.json, or one record file)")
+    folder = p / "games" if (p / "games").is_dir() else p
+    return sorted(f for f in folder.iterdir() if f.suffix == ".json")
+
+
+def games(path: str | Path, limit: int | None = None) -> Iterator[Any]:
+    """The :class:`~scotlandyard.record.Record` of every game in ``path`` (a dataset folder,
+    a folder of record files, or one file), in file order; at most ``limit``. A broken file
+    raises :class:`~scotlandyard.record.RecordError` naming it."""
+    from ..record import Record, RecordError
+
+    for k, f in enumerate(_files(path)):
+        if limit is not None and k >= limit:
+            return
+        try:
+            yield Record.load(f)
+        except RecordError as exc:
+            raise RecordError(f"{f}: {exc}") from None
+
+
+def arrays(path: str | Path, side: str = "mr_x", *, limit: int | None = None,
+           winners_only: bool = False, probability: bool = False,
+           board_features: bool = False) -> dict[str, np.ndarray]:
+    """Every decision of ``side`` (``"mr_x"`` or ``"detectives"``) in the games of ``path``,
+    as the envs ask it: ``obs`` ``float32[N, size]`` (layout ``sy-obs-1`` with the given
+    options), ``action`` ``int64[N]`` (the env action the player took: a double move is two
+    decisions, a free-order move may follow ``defer`` decisions), the legal actions in CSR
+    form (``legal[legal_offsets[i]:legal_offsets[i+1]]``), ``game`` (file index), ``round``
+    and ``won`` (1 if ``side`` won that game). ``winners_only`` keeps the winners' games."""
+    from ..env.encoding import Encoder
+    from ..env.match import Match
+
+    if side not in ("mr_x", "detectives"):
+        raise ValueError(f"side is 'mr_x' or 'detectives', not {side!r}")
+    obs: list[np.ndarray] = []
+    acts: list[int] = []
+    legal: list[list[int]] = []
+    game_ix: list[int] = []
+    rounds: list[int] = []
+    won: list[int] = []
+    encoders: dict[Any, Encoder] = {}
+    for gi, record in enumerate(games(path, limit)):
+        game = record.replay()
+        outcome = game.outcome()
+        win = int(outcome is not None and outcome.winner == side)
+        if winners_only and not win:
+            continue
+        rules = game.rules
+        enc = encoders.get(rules)
+        if enc is None:
+            enc = encoders[rules] = Encoder(rules, probability=probability,
+                                            board_features=board_features)
+        m = Match(rules)
+        m.reset(start=dict(game.start))
+        for _piece, move in game.moves:
+            target = m.game.ply + 1
+            while m.game.ply < target:
+                sel = m.selected
+                assert sel is not None
+                mine = (sel == "X") == (side == "mr_x")
+                a = m.action_toward(move)
+                if mine:
+                    obs.append(enc.encode(m.game, sel, selected=sel,
+                                          pending=m.pending if sel == "X" else None))
+                    acts.append(a)
+                    legal.append(list(m.legal_actions()))
+                    game_ix.append(gi)
+                    rounds.append(m.game.round)
+                    won.append(win)
+                m.apply(a)
+    offsets = np.zeros(len(legal) + 1, np.int64)
+    np.cumsum([len(x) for x in legal], out=offsets[1:])
+    size = encoders[next(iter(encoders))].layout.size if encoders else 0
+    return {
+        "obs": np.array(obs, np.float32).reshape(len(obs), size),
+        "action": np.array(acts, np.int64),
+        "legal": np.array([a for x in legal for a in x], np.int16),
+        "legal_offsets": offsets,
+        "game": np.array(game_ix, np.int32),
+        "round": np.array(rounds, np.int16),
+        "won": np.array(won, np.int8),
+    }
+
+
+def summary(path: str | Path) -> dict[str, Any]:
+    """Summary statistics of a dataset: games, who played, win shares and reasons, rounds,
+    moves, Mr X's double moves and black tickets."""
+    n = 0
+    wins: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    rounds: list[int] = []
+    plies: list[int] = []
+    doubles = blacks = 0
+    players: Counter[str] = Counter()
+    for record in games(path):
+        game = record.replay()
+        out = game.outcome()
+        n += 1
+        if out is not None:
+            wins[out.winner] += 1
+            reasons[f"{out.winner}: {out.reason}"] += 1
+            rounds.append(out.round)
+        plies.append(game.ply)
+        for piece, mv in game.moves:
+            if piece == "X":
+                doubles += mv.is_double
+                blacks += int(mv.ticket == 3) + int(mv.ticket2 == 3)
+        players[f"{record.players.get('X', '?')} vs {record.players.get('D1', '?')}"] += 1
+    cfg_file = Path(path) / "config.json"
+    config = json.loads(cfg_file.read_text()) if cfg_file.is_file() else None
+    return {
+        "version": DATASET_VERSION, "games": n, "players": dict(players),
+        "mr_x_win_share": round(wins["mr_x"] / n, 3) if n else None,
+        "reasons": dict(reasons),
+        "mean_round": round(float(np.mean(rounds)), 2) if rounds else None,
+        "mean_moves": round(float(np.mean(plies)), 1) if plies else None,
+        "double_moves_per_game": round(doubles / n, 2) if n else None,
+        "black_tickets_per_game": round(blacks / n, 2) if n else None,
+        "config": config,
+    }
+
+
+__all__ = ["DATASET_VERSION", "STRONGEST", "arrays", "games", "generate", "summary"]
