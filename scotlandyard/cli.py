@@ -212,6 +212,32 @@ def check(
     _console().print(f"OK: {escape(summary)}", soft_wrap=True)
 
 
+@app.command()
+def verify(
+    file: Annotated[Path, typer.Argument(help="The state of a finished web game, as JSON "
+                                              "(GET /api/games/ID/state after the end).")],
+) -> None:
+    """Check Mr X's sealed log offline: every opening matches its commitment and his opened
+    journey is legal with the tickets shown. Exit 0 if honest, 1 with what is wrong."""
+    import json
+
+    from .server.seal import verify_seal
+
+    try:
+        if file.stat().st_size > 1 << 20:
+            _fail(f"{file} is over 1 MiB; a game's state is a few KB")
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        _fail(f"cannot read {file}: {exc}")
+    if not isinstance(data, dict):
+        _fail(f"{file} is not a game state (a JSON object)")
+    report = verify_seal(data)
+    if not report.ok:
+        _fail("Mr X's log is NOT honest:\n" + "\n".join(f"- {p}" for p in report.problems))
+    _console().print(f"OK: {report.checked} sealed slots open correctly and Mr X's journey is "
+                     f"legal (from start card {', '.join(map(str, report.starts))})")
+
+
 @app.command("rules")
 def rules_cmd(
     preset: Annotated[str | None, typer.Argument(help="One preset (default: all).",

@@ -1,0 +1,113 @@
+"""Checking Mr X's sealed log after a game (``scotlandyard verify``; issue 10, finding 5).
+
+The input is what every player has at the end, the ``state`` of a finished game (``GET
+/api/games/ID/state`` or the last WebSocket ``state``, with ``game_id``): the rules, the
+detectives' start stations and moves, Mr X's tickets per log slot, the commitments published
+during the game and the openings. From these alone (never the server's word on Mr X's start or
+path) the check makes sure that
+
+- every opening matches its commitment (``sha256(game:slot:station:salt)``),
+- the opened stations, with the tickets shown, are a journey that the rules allow from some
+  start card Mr X could have drawn: every step along a line of that ticket's transport, never
+  onto a detective, with the tickets he had (the core :class:`~scotlandyard.Game` replays it),
+- every station shown at a reveal is the opened one, and the replayed game ends as stated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..game import Game
+from ..move import MR_X, Move, Ticket
+from ..rules import Rules
+
+_LETTER = {t.label: t.letter for t in Ticket}
+
+
+@dataclass
+class SealReport:
+    """The result: ``ok`` and, if not, every problem found (slot or move named)."""
+
+    ok: bool
+    checked: int
+    problems: list[str] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    """The start cards from which the opened journey is legal."""
+
+
+def commitment(game_id: str, slot: int, station: int, salt: str) -> str:
+    """The published hash of one log slot (``docs/protocol.md``)."""
+    return hashlib.sha256(f"{game_id}:{slot}:{station}:{salt}".encode()).hexdigest()
+
+
+def verify_seal(state: dict[str, Any]) -> SealReport:
+    """Check a finished game's seals and Mr X's opened journey (see the module's docstring)."""
+    problems: list[str] = []
+    try:
+        game_id = str(state["game_id"])
+        view = state["view"]
+        commitments = {int(c["slot"]): str(c["hash"]) for c in state["commitments"]}
+        openings = {int(o["slot"]): (int(o["station"]), str(o["salt"]))
+                    for o in state["openings"] or []}
+        log = list(view["log"])
+        history = list(view["history"])
+        rules = Rules.from_dict(view["rules"])
+    except (KeyError, TypeError, ValueError) as exc:
+        return SealReport(False, 0, [f"not the state of a finished game: {exc!r}"])
+    for slot, digest in sorted(commitments.items()):
+        if slot not in openings:
+            problems.append(f"slot {slot}: committed but never opened")
+        elif commitment(game_id, slot, *openings[slot]) != digest.lower():
+            problems.append(f"slot {slot}: the opening does not match its commitment")
+    for entry in log:
+        slot = int(entry["slot"])
+        if slot not in commitments:
+            problems.append(f"slot {slot}: filled but never committed")
+        shown = entry.get("station") if entry.get("reveal") else None
+        if shown is not None and slot in openings and openings[slot][0] != shown:
+            problems.append(f"slot {slot}: revealed as {shown} but opened as {openings[slot][0]}")
+    tickets = {int(e["slot"]): str(e["ticket"]) for e in log}
+    moves: list[Move] = []
+    slot = 0
+    for i, h in enumerate(history, 1):
+        if h["piece"] != MR_X:
+            moves.append(Move.parse(h["move"]))
+            continue
+        parts = str(h["move"]).count("+") + 1
+        steps = []
+        for _ in range(parts):
+            slot += 1
+            if slot not in openings or slot not in tickets:
+                problems.append(f"move {i}: Mr X's slot {slot} has no opening or ticket")
+                return SealReport(False, len(commitments), problems)
+            steps.append(f"{_LETTER.get(tickets[slot], '?')}{openings[slot][0]}")
+        moves.append(Move.parse("+".join(steps)))
+    hunters = {p: int(s) for p, s in view["start"].items() if p != MR_X}
+    deck = rules.start_deck_detectives if rules.shared_start_deck else rules.start_deck_mr_x
+    cards = [c for c in deck if c not in hunters.values()] or list(range(1, 200))
+    starts, first_error = [], None
+    for card in cards:
+        try:
+            game = Game.new(rules, start={MR_X: card, **hunters})
+            for n, move in enumerate(moves, 1):
+                why = game.why_illegal(move)
+                if why is not None:
+                    raise ValueError(f"move {n} ({'Mr X' if game.to_move == MR_X else game.to_move}"
+                                     f"): {why}")
+                game.push(move)
+        except ValueError as exc:
+            first_error = first_error or (card, str(exc))
+            continue
+        out = game.outcome()
+        stated = view.get("outcome") or {}
+        if out is None or out.winner != stated.get("winner") or out.reason != stated.get("reason"):
+            first_error = first_error or (card, "the replayed game does not end as stated")
+            continue
+        starts.append(card)
+    if not starts:
+        card, why = first_error or (None, "no start card")
+        problems.append(f"Mr X's opened journey is not legal from any start card he could "
+                        f"have drawn (from {card}: {why})")
+    return SealReport(not problems, len(commitments), problems, starts)

@@ -1,0 +1,90 @@
+"""The seal check verifies moves, not only hashes (issue 10, finding 5): from the openings and
+the public log alone, Mr X's journey must be legal with the tickets shown. A server that forges
+a path and commits to it consistently (hashes that match) is caught."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from scotlandyard.server.app import create_app
+from scotlandyard.server.seal import commitment, verify_seal
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> dict:
+    db = tmp_path_factory.mktemp("seal") / "g.sqlite3"
+    with TestClient(create_app(db, ai_delay=0)) as c:
+        c.app.state.games.pace_mr_x = False
+        g = c.post("/api/games", json={"preset": "classic", "detectives": 1, "seats": {
+            "X": {"kind": "ai", "agent": "random"}, "D1": {"kind": "ai", "agent": "random"}}}).json()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            st = c.get(f"/api/games/{g['game_id']}/state",
+                       params={"token": g["tokens"]["spectator"]}).json()
+            if st["view"]["outcome"]:
+                return st
+            time.sleep(0.1)
+    raise AssertionError("the AI game did not end")
+
+
+def forge(state: dict, slot: int, station: int) -> dict:
+    """What a cheating server would send: another station for ``slot``, re-committed so that
+    every hash matches."""
+    out = copy.deepcopy(state)
+    for o in out["openings"]:
+        if o["slot"] == slot:
+            o["station"] = station
+            h = commitment(out["game_id"], slot, station, o["salt"])
+    for c in out["commitments"]:
+        if c["slot"] == slot:
+            c["hash"] = h
+    for e in out["view"]["log"]:
+        if e["slot"] == slot:
+            e["station"] = station
+    return out
+
+
+def test_an_honest_game_verifies(finished):
+    report = verify_seal(finished)
+    assert report.ok, report.problems
+    assert report.checked == len(finished["view"]["log"]) and finished["view"]["start"]["X"] in report.starts
+
+
+def test_a_forged_path_with_matching_hashes_is_rejected(finished):
+    hidden = next(e for e in finished["view"]["log"] if not e["reveal"])
+    far = 199 if hidden["station"] != 199 else 1   # 1 -> 199 -> 1 by taxi cannot be
+    report = verify_seal(forge(finished, hidden["slot"], far))
+    assert not report.ok
+    assert any("not legal" in p for p in report.problems), report.problems
+
+
+def test_a_changed_opening_is_rejected(finished):
+    bad = copy.deepcopy(finished)
+    bad["openings"][0]["salt"] = "00" * 16
+    report = verify_seal(bad)
+    assert not report.ok and any("does not match its commitment" in p for p in report.problems)
+
+
+def test_scotlandyard_verify_offline(finished, tmp_path: Path):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(finished))
+    out = subprocess.run([sys.executable, "-m", "scotlandyard", "verify", str(good)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "OK:" in out.stdout, out.stderr
+    hidden = next(e for e in finished["view"]["log"] if not e["reveal"])
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(forge(finished, hidden["slot"], 199 if hidden["station"] != 199 else 1)))
+    out = subprocess.run([sys.executable, "-m", "scotlandyard", "verify", str(bad)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "NOT honest" in out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
