@@ -184,6 +184,20 @@ def test_created_on_a_played_through_b_watched_on_a(workers) -> None:
         # the hidden station never reaches the spectator (outside reveal rounds)
         if seen["view"]["log"] and not seen["view"]["log"][-1].get("station"):
             assert seen["view"]["mr_x_station"] != true_x or seen["view"]["mr_x_station"] is None
+    # presence: every seat's player is connected (through B), as the spectator on A sees it
+    assert all(seat["connected"] for p, seat in watcher.last["seats"].items()), watcher.last["seats"]  # type: ignore[index]
+    dets.close()
+    gone = watcher.until(lambda m: m["type"] == "state" and not m["seats"]["D1"]["connected"])
+    assert gone["seats"]["X"]["connected"] and not gone["seats"]["D2"]["connected"]
+    # chat crosses workers too, each channel only to its readers
+    dets_a, dets_b = a.ws(g, "detectives"), b.ws(g, "detectives")
+    dets_a.until(lambda m: m["type"] == "chat_history")
+    dets_b.until(lambda m: m["type"] == "chat_history")
+    dets_b.ws.send(json.dumps({"type": "chat", "channel": "team", "text": "plan", "id": "c1"}))
+    assert dets_a.until(lambda m: m["type"] == "chat")["message"]["text"] == "plan"
+    x.ws.send(json.dumps({"type": "chat", "channel": "table", "text": "hello", "id": "c2"}))
+    heard = watcher.until(lambda m: m["type"] == "chat")  # the first chat A's spectator gets
+    assert heard["message"]["text"] == "hello" and heard["message"]["channel"] == "table"
     assert a.state(g, "spectator")["version"] == 8 == b.state(g, "spectator")["version"]
     assert a.state(g, "X")["view"] == b.state(g, "X")["view"]
     assert a.health()["notifications"] >= 8  # A heard every move B stored
@@ -246,7 +260,14 @@ def test_kill_9_a_worker_its_clients_continue_on_the_other_with_every_acked_move
         for s in (x, dets):
             s.version(ply)
     before = x.last["view"]  # type: ignore[index]
+    watcher = b.ws(g, "spectator")
+    watcher.version(acked)
+    # X's socket is on A: B asks who is connected when it loads the game, and A answers
+    watcher.until(lambda m: m["type"] == "state" and m["seats"]["X"]["connected"])
     a.kill(signal.SIGKILL)
+    # B notices A is gone (its database connections vanished): X shows as away
+    assert not watcher.until(lambda m: m["type"] == "state"
+                             and not m["seats"]["X"]["connected"])["seats"]["X"]["connected"]
     with pytest.raises((ConnectionClosed, TimeoutError, OSError)):
         for _ in range(20):
             x.recv(timeout=5)
