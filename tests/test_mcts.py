@@ -442,8 +442,9 @@ def test_move_filter_matches_the_papers_rules_in_many_positions():
                                    for m in unfiltered)
                 if not fallback:
                     if could_black and not black_ok:
-                        assert not any(t == 3 for m in filtered if not m.is_double
-                                       for t, _ in m.steps)
+                        ferry = london(rules.board).neighbours[3][view.mr_x_station]
+                        assert not any(m.ticket == 3 and m.to not in ferry
+                                       for m in filtered if not m.is_double)
                         blocked_black += 1
                     if could_black and black_ok:
                         assert has_black
@@ -524,6 +525,105 @@ def test_move_filter_double_moves_only_in_danger(hunter, danger):
     assert _expected_filter(view)[1] == danger
     assert any(m.is_double for m in F.kernel_moves(view, move_filter=False))
     assert any(m.is_double for m in F.kernel_moves(view, move_filter=True)) == danger
+
+
+def reveal_on_12_in_danger() -> Game:
+    """Round 4, Mr X to move, just revealed on 12 (taxi links only: to 3 and 23) with D1 on 22,
+    which reaches both 3 (bus) and 23 (taxi): every single move of his is in danger."""
+    rules = Rules.classic()
+    start = {"X": 23, "D1": 34, "D2": 100, "D3": 140, "D4": 170, "D5": 190}
+    game = Game.new(rules, start=start)
+    d1 = iter((10, 11, 22))
+    for x in (12, 3, 12):
+        game.push(Move.single(Ticket.TAXI, x))
+        game.push(Move.single(Ticket.TAXI, next(d1)))
+        while game.to_move != "X":
+            game.push(game.legal_moves()[0])
+    assert game.round == 4 and game.station("D1") == 22
+    return game
+
+
+def test_move_filter_after_a_reveal_on_a_taxi_only_station_keeps_black_second_steps():
+    # the bug: the taxi-only test of the possible locations *before* the move ({12}: taxi only)
+    # was applied to the second step too, which removed every double move ending in black;
+    # after a taxi to 3 or 23 Mr X may be on 3 or 23, both bus stops, so black hides the line
+    view = reveal_on_12_in_danger().view("X")
+    assert view.possible == frozenset({12}) and _expected_filter(view) == (False, True)
+    filtered = F.kernel_moves(view, move_filter=True)
+    doubles = [m for m in filtered if m.is_double]
+    assert doubles
+    assert not any(m.ticket == Ticket.BLACK for m in filtered)  # the first step hides nothing
+    black_second = {m for m in doubles if m.ticket2 == Ticket.BLACK}
+    unfiltered = set(F.kernel_moves(view, move_filter=False))
+    expected = {m for m in unfiltered if m.is_double and m.ticket != Ticket.BLACK
+                and m.ticket2 == Ticket.BLACK}
+    assert black_second == expected and len(expected) >= 4
+
+
+def test_move_filter_second_step_taxi_only_test_uses_the_locations_after_the_first_step():
+    # checked independently: black on the second step is allowed exactly when some station
+    # where the first step may have ended (the possible locations after it) has a non-taxi line
+    board = london("classic")
+    view = reveal_on_12_in_danger().view("X")
+    occ = {view.stations[p] for p in view.rules.hunters}
+    for m in F.kernel_moves(view, move_filter=False):
+        if not m.is_double or m.ticket2 != Ticket.BLACK or m.ticket == Ticket.BLACK:
+            continue
+        after = {d for s in view.possible for d in board.neighbours[int(m.ticket)][s]} - occ
+        hides = any(any(board.neighbours[t][s] for t in (1, 2, 3)) for s in after)
+        assert (m in F.kernel_moves(view, move_filter=True)) == hides
+
+
+def test_move_filter_ferry_exception_black_on_a_ferry_line_is_never_filtered():
+    # rounds 1-2 forbid black tickets, except on a ferry line (only a black ticket takes it)
+    board = london("classic")
+    game = Game.new(Rules.classic(), start={"X": 194, "D1": 1, "D2": 20, "D3": 40,
+                                             "D4": 60, "D5": 80})
+    view = game.view("X")
+    assert view.round == 1
+    filtered = F.kernel_moves(view, move_filter=True)
+    black = {m.to for m in filtered if m.ticket == Ticket.BLACK and not m.is_double}
+    assert black == set(board.neighbours[3][194]) and black
+    unfiltered = F.kernel_moves(view, move_filter=False)
+    assert {m.to for m in unfiltered if m.ticket == Ticket.BLACK} > black
+
+
+def _attach_view() -> tuple[Game, Move, Move]:
+    """Mr X on 5 (taxi to 15 and 16) with D1 on 26, which reaches 15 but not 16: the single
+    move to 15 is unsafe, the one to 16 safe, so the filter keeps double moves out."""
+    rules = Rules.classic(detectives=1)
+    game = Game.new(rules, start={"X": 5, "D1": 26})
+    board = london("classic")
+    reach = {d for t in range(3) for d in board.neighbours[t][26]}
+    assert 15 in reach and 16 not in reach
+    return game, Move.single(Ticket.TAXI, 15), Move.single(Ticket.TAXI, 16)
+
+
+def test_attach_rule_turns_an_unsafe_chosen_move_into_a_double_move():
+    game, unsafe, safe = _attach_view()
+    view = game.view("X")
+    assert not any(m.is_double for m in F.kernel_moves(view, move_filter=True))
+    doubles = [m for m in view.legal_moves if m.is_double and m.steps[0] == (Ticket.TAXI, 15)]
+    # the search may only choose the unsafe step at the root (the filter removes the doubles)
+    offered = [unsafe, *doubles]
+    for seed in range(3):
+        agent = MCTSAgent(side="mr_x", **PURE)
+        m = agent.choose(view, offered, random.Random(seed), Budget(playouts=60))
+        assert m.is_double and m.steps[0] == (Ticket.TAXI, 15)
+        assert agent.last_search is not None and agent.last_search.iterations == 60
+        # no black ticket in round 1 on the second step either
+        assert m.ticket2 != Ticket.BLACK
+        off = MCTSAgent(side="mr_x", attach_double=False, **PURE)
+        assert off.choose(view, offered, random.Random(seed), Budget(playouts=60)) == unsafe
+
+
+def test_attach_rule_leaves_a_safe_chosen_move_alone():
+    game, unsafe, safe = _attach_view()
+    view = game.view("X")
+    doubles = [m for m in view.legal_moves if m.is_double and m.steps[0] == (Ticket.TAXI, 16)]
+    m = MCTSAgent(side="mr_x", **PURE).choose(view, [safe, *doubles], random.Random(1),
+                                              Budget(playouts=60))
+    assert m == safe
 
 
 def test_mr_x_agent_respects_move_filter_at_the_root():

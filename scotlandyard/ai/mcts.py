@@ -49,6 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..belief import step_path_counts
+from ..board import london
 from ..game import Game
 from ..kernel import _kernel as K
 from ..kernel.fast import (
@@ -65,7 +67,7 @@ from ..kernel.fast import (
     rules_table,
     state_of_game,
 )
-from ..move import Move
+from ..move import Move, Ticket
 from ..view import PlayerView
 from .base import Budget
 from .categorization import CategoryWeights, resolve_weights
@@ -74,6 +76,7 @@ DEFAULT_PLAYOUTS = 1000
 
 
 DETERMINIZATION_MODES = ("single", "separate")
+MR_X_MODELS = ("paranoid", "public")
 VOTE_RULES = ("visits", "majority")
 
 
@@ -92,6 +95,8 @@ class MCTSOptions:
     move_filter: bool = True
     categorization: bool = True
     categorization_weights: CategoryWeights | str | Path | Mapping[str, Any] | None = None
+    attach_double: bool = True
+    mr_x_model: str = "paranoid"
     determinization: str = "single"
     determinizations: int = 20
     vote: str = "visits"
@@ -123,10 +128,11 @@ class MCTSOptions:
         num("epsilon_mr_x", 0.0, 1.0)
         num("epsilon_detectives", 0.0, 1.0)
         for name in ("progressive_history", "history_playouts", "move_filter",
-                     "categorization", "fast"):
+                     "categorization", "attach_double", "fast"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
         choice("cal_target", ("actual", "possible"))
+        choice("mr_x_model", MR_X_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
         choice("vote", VOTE_RULES)
         whole("determinizations")
@@ -137,6 +143,14 @@ class MCTSOptions:
         """The playout policy these options describe."""
         return PlayoutPolicy(self.epsilon_mr_x, self.epsilon_detectives, self.cal_target,
                              self.move_filter)
+
+    def policy_for(self, side: str) -> PlayoutPolicy:
+        """The playout policy of ``side``'s search: with ``mr_x_model="public"`` Mr X's search
+        has the detectives chase a station drawn from the public possible locations."""
+        if side == "mr_x" and self.mr_x_model == "public":
+            return PlayoutPolicy(self.epsilon_mr_x, self.epsilon_detectives, "possible",
+                                 self.move_filter)
+        return self.policy
 
 
 OPTION_NAMES = tuple(f for f in MCTSOptions.__dataclass_fields__)
@@ -269,7 +283,7 @@ class MCTSSearch:
 
     def __init__(self, view: PlayerView, options: MCTSOptions | None = None, seed: int = 0,
                  *, weights: Mapping[int, float] | None = None,
-                 root_moves: Sequence[Move] | None = None) -> None:
+                 root_moves: Sequence[Move] | None = None, exact_root: bool = False) -> None:
         if not isinstance(view, PlayerView):
             raise TypeError(f"a search starts from a PlayerView, not {type(view).__name__}")
         if view.outcome is not None:
@@ -315,14 +329,19 @@ class MCTSSearch:
         self._ru = kern.const(rules_table(rules))
         self._bd = kern.const(board_table(rules.board))
         self._pa, self._pf = _params(
-            kern, opts.policy, opts.c, opts.history_weight, opts.coalition_reduction,
-            opts.progressive_history, opts.history_playouts, sample, len(locs))
+            kern, opts.policy_for(view.side), opts.c, opts.history_weight,
+            opts.coalition_reduction, opts.progressive_history, opts.history_playouts, sample,
+            len(locs))
+        self._pf[K.PF_OPEN] = int(view.side == "mr_x" and opts.mr_x_model == "public")
         self._locs = kern.ints(locs)  # type: ignore[arg-type]
         self._cum = kern.floats(cum)
         mover = view.to_move or ""
         allowed = sorted({encode(m, mover, rules) for m in root_moves or ()})
         self._ra = kern.ints(allowed or [0])
         self._pf[K.PF_NROOT] = len(allowed)
+        # exact root moves: the caller's moves, unfiltered (the second search of an attached
+        # double move)
+        self._pf[K.PF_ROOTX] = int(exact_root and bool(allowed))
         self._buf = kern.ints(K.BUF_LEN)
         self._sc = _scratch(kern)
         self._path = kern.ints(max_plies(rules) + 8)
@@ -502,6 +521,51 @@ class MCTSSearch:
         return int(sum(hc)) if not self.kern.fast else int(hc.sum())
 
 
+def hunters_reach(view: PlayerView) -> set[int]:
+    """Stations a detective or police piece can move to next (with the tickets it holds)."""
+    board = london(view.rules.board)
+    reach: set[int] = set()
+    for p in view.rules.hunters:
+        tk = view.tickets[p]
+        for t, name in enumerate(("taxi", "bus", "underground")):
+            if tk.get(name) is None or (tk[name] or 0) > 0:
+                reach.update(board.neighbours[t][view.stations[p]])
+    return reach
+
+
+def attachable_doubles(view: PlayerView, legal: Sequence[Move], move: Move,
+                       move_filter: bool = True) -> list[Move]:
+    """Nijssen & Winands' attach rule: when Mr X's chosen ``move`` is a single step onto a
+    station a hunter can reach next, the double moves of ``legal`` that begin with that step
+    (a second search picks the second step). Empty when the move is safe, is not a plain
+    single step, or no such double move is legal. With ``move_filter`` the second step obeys
+    the black-ticket filter: no black ticket in rounds 1-2, on a reveal slot, or when every
+    possible location after the first step has taxi links only (ferry lines excepted)."""
+    if move.is_double or move.is_pass or move.take_from is not None or move.reveal:
+        return []
+    if move.to not in hunters_reach(view):
+        return []
+    out = [m for m in legal if m.is_double and not m.reveal and m.ticket == move.ticket
+           and m.to == move.to]
+    if not move_filter or not out:
+        return out
+    rules = view.rules
+    board = london(rules.board)
+    slot = len(view.log) + 1
+    if slot in rules.reveal_slots:
+        after = {move.to}
+    else:
+        occ = 0
+        for p in rules.hunters:
+            occ |= 1 << view.stations[p]
+        after = set(step_path_counts(board, {s: 1 for s in view.possible}, int(move.ticket),
+                                     occ))
+    taxi_only = all(not any(board.neighbours[t][s] for t in (1, 2, 3)) for s in after)
+    black_ok = view.round > 2 and slot + 1 not in rules.reveal_slots and not taxi_only
+    return [m for m in out if m.ticket2 != Ticket.BLACK or black_ok
+            or m.to2 in board.neighbours[3][m.to]]
+
+
 class MCTSAgent:
     """The MCTS player of either side (options: :class:`MCTSOptions`; exact names in
     :data:`OPTION_NAMES`). ``Budget(playouts=n)`` is n iterations; ``Budget(seconds=s)`` a time
@@ -541,6 +605,16 @@ class MCTSAgent:
         move = search.best_move()
         if move not in legal:
             raise RuntimeError(f"MCTS chose {move}, which is not among the legal moves")
+        if self.options.attach_double and view.side == "mr_x":
+            doubles = attachable_doubles(view, legal, move, self.options.move_filter)
+            if doubles:
+                second = MCTSSearch(view, self.options, seed ^ 0x5DEECE66, root_moves=doubles,
+                                    exact_root=True)
+                second.run_budget(budget)
+                self.last_search = second
+                move = second.best_move()
+                if move not in legal:
+                    raise RuntimeError(f"MCTS chose {move}, which is not among the legal moves")
         return move
 
     def __repr__(self) -> str:

@@ -99,7 +99,10 @@ PF_TARGET = 3     # detectives' playout target: 0 Mr X's (determinized) station,
 PF_SAMPLE = 4     # sample Mr X's station each iteration (the detectives' search)
 PF_NLOCS = 5      # number of locations to sample from
 PF_NROOT = 6      # root moves restricted to the first PF_NROOT codes of ``ra`` (0: all)
-PF_LEN = 8
+PF_OPEN = 7       # Mr X's search: the hunters' moves in the tree are played by their playout
+#                   policy, not searched (open loop: the tree holds Mr X's moves only)
+PF_ROOTX = 8      # the root's moves are exactly the PF_NROOT codes of ``ra`` (unfiltered)
+PF_LEN = 12
 
 # ---- tree layout --------------------------------------------------------------------------------
 TR_MOVE = 0
@@ -313,6 +316,39 @@ def all_taxi_only(st, bd):
     return True
 
 
+def taxi_only_after(st, ru, bd, t, d):
+    """True if every possible location of Mr X after his step with ticket ``t`` to ``d`` has
+    taxi links only (the test for the second step of a double move): ``d`` alone if that step
+    fills a reveal slot, else every free station one ``t`` line (any line for black) from a
+    possible location."""
+    if ru[RU_REV + st[ST_NLOG] + 1] != 0:
+        return bd[BD_TONLY + d] != 0
+    for j in range(st[ST_BLN]):
+        s = st[ST_BL + j]
+        if st[ST_BEL + s] == 0:
+            continue
+        if t == T_BLACK:
+            cnt = bd[BD_ANYC + s]
+            off = BD_ANY + s * MAXANY
+        else:
+            cnt = bd[BD_NBC + t * NS + s]
+            off = BD_NB + (t * NS + s) * MAXDEG
+        for k in range(cnt):
+            e = bd[off + k]
+            if bd[BD_TONLY + e] == 0 and not occupied(st, e):
+                return False
+    return True
+
+
+def is_ferry(bd, a, b):
+    """True if a ferry line joins ``a`` and ``b`` (only a black ticket travels it)."""
+    base = 3 * NS + a
+    for j in range(bd[BD_NBC + base]):
+        if bd[BD_NB + base * MAXDEG + j] == b:
+            return True
+    return False
+
+
 def set_belief_single(st, d):
     """Mr X's possible locations become exactly ``d``."""
     for j in range(st[ST_BLN]):
@@ -360,9 +396,10 @@ def gen_mrx_raw(st, ru, bd, filt, buf, sc):
     dbl = st[ST_SUP + 4] > 0 and nlog + 2 <= ru[RU_SLOTS] and ns > 0
     if filt != 0:
         early = st[ST_ROUND] <= 2
-        taxi = all_taxi_only(st, bd)
-        black1 = not (early or taxi or ru[RU_REV + nlog + 1] != 0)
-        black2 = not (early or taxi or ru[RU_REV + nlog + 2] != 0)
+        black1 = not (early or all_taxi_only(st, bd) or ru[RU_REV + nlog + 1] != 0)
+        # the second step's taxi-only test is made on the possible locations after the first
+        # step (below, per first step); here only the round and the reveal slot
+        black2 = not (early or ru[RU_REV + nlog + 2] != 0)
         if dbl:
             # in danger only if every single move lands next to a hunter: a quick look at the
             # distance table first, then the exact test (lines the hunters have tickets for)
@@ -384,20 +421,53 @@ def gen_mrx_raw(st, ru, bd, filt, buf, sc):
                         dbl = False
                         break
                 mark_reach(st, bd, sc, 0)
+    # the ferry exception: a black ticket on a ferry line is never filtered (it is the only
+    # ticket that line takes)
     k = 0
     for j in range(ns):
         t = sc[SC_T + j]
-        if t == T_BLACK and not black1:
+        if t == T_BLACK and not black1 and not is_ferry(bd, x, sc[SC_T + 64 + j]):
             continue
         buf[k] = (t << 20) | (sc[SC_T + 64 + j] << 12) | (T_NONE << 8)
         k += 1
     if dbl:
         unl = ru[RU_UNL]
+        # taxi-only test of the possible locations after a first step, per ticket (0..3):
+        # -1 not computed yet, 0 no, 1 yes (a reveal slot makes it depend on the station)
+        tx0 = -1
+        tx1 = -1
+        tx2 = -1
+        tx3 = -1
+        rev1 = ru[RU_REV + nlog + 1] != 0
         for j in range(ns):
             t1 = sc[SC_T + j]
             d1 = sc[SC_T + 64 + j]
-            if t1 == T_BLACK and not black1:
+            if t1 == T_BLACK and not black1 and not is_ferry(bd, x, d1):
                 continue
+            b2 = black2
+            if filt != 0 and b2:
+                if rev1:
+                    taxi2 = bd[BD_TONLY + d1] != 0
+                else:
+                    cached = tx3
+                    if t1 == 0:
+                        cached = tx0
+                    elif t1 == 1:
+                        cached = tx1
+                    elif t1 == 2:
+                        cached = tx2
+                    if cached < 0:
+                        cached = 1 if taxi_only_after(st, ru, bd, t1, d1) else 0
+                        if t1 == 0:
+                            tx0 = cached
+                        elif t1 == 1:
+                            tx1 = cached
+                        elif t1 == 2:
+                            tx2 = cached
+                        else:
+                            tx3 = cached
+                    taxi2 = cached == 1
+                b2 = not taxi2
             a0 = s0
             a1 = s1
             a2 = s2
@@ -414,7 +484,7 @@ def gen_mrx_raw(st, ru, bd, filt, buf, sc):
             n2 = mrx_singles(st, ru, bd, d1, a0, a1, a2, a3, sc, SC_T2, 0)
             for m in range(n2):
                 t2 = sc[SC_T2 + m]
-                if t2 == T_BLACK and not black2:
+                if t2 == T_BLACK and not b2 and not is_ferry(bd, d1, sc[SC_T2 + 64 + m]):
                     continue
                 buf[k] = (t1 << 20) | (d1 << 12) | (t2 << 8) | sc[SC_T2 + 64 + m]
                 k += 1
@@ -826,6 +896,10 @@ def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, c
     sample = pf[PF_SAMPLE] != 0
     nlocs = pf[PF_NLOCS]
     nroot = pf[PF_NROOT]
+    openloop = pf[PF_OPEN] != 0
+    rootx = pf[PF_ROOTX] != 0
+    epsd = pa[PA_EPSD]
+    target = pf[PF_TARGET]
     cap_nodes = len(tv)
     cap_path = len(path)
     for _ in range(n_iter):
@@ -844,8 +918,22 @@ def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, c
         nm = 0
         leaf = False
         while work[ST_OUT] == OUT_NONE and not leaf:
-            n = gen_moves(work, ru, bd, filt, buf, sc)
-            if depth == 0 and nroot > 0:
+            if openloop and work[ST_TURN] != 0 and depth > 0:
+                # open loop: a hunter moves by its playout policy, no node (Mr X's next
+                # decision is a child of his last move's node)
+                chosen = choose_hunter(work, ru, bd, epsd, target, rng, buf)
+                apply_move(work, ru, bd, chosen)
+                if nm < len(imv):
+                    imv[nm] = chosen
+                    nm += 1
+                continue
+            if depth == 0 and rootx:
+                n = nroot
+                for j in range(n):
+                    buf[j] = ra[j]
+            else:
+                n = gen_moves(work, ru, bd, filt, buf, sc)
+            if depth == 0 and nroot > 0 and not rootx:
                 # the caller's legal moves only (e.g. one seat's piece in free order)
                 k = 0
                 for j in range(n):
