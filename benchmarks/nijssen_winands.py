@@ -53,6 +53,7 @@ from typing import Any
 from scotlandyard import Rules
 from scotlandyard.ai import agent_names
 from scotlandyard.ai.arena import ArenaConfig, ArenaError, ArenaResult, run_arena
+from scotlandyard.ai.mcts import NW_SETTINGS
 
 AGENT = "mcts"
 
@@ -107,7 +108,7 @@ SIDE_NAMES = {"mr_x": "Mr X", "detectives": "detectives"}
 
 def options(side: str, changed: str | None = None, on: bool = True) -> dict[str, Any]:
     """The MCTS options of ``side``'s baseline, with ``changed`` switched ``on`` or off."""
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict(NW_SETTINGS)  # the paper's player, every setting written out
     for name in BASELINE[side]:
         out.update(SWITCHES[name]["on"])
     if changed is not None:
@@ -276,7 +277,157 @@ def write_doc(path: Path, text: str, args: argparse.Namespace,
         + f"Switches (options of the `{AGENT}` agent):\n\n{switches}\n"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
+    old = path.read_text() if path.exists() else ""
+    if VERSUS_BEGIN in old and VERSUS_END in old:  # keep the versus section
+        block = old[old.index(VERSUS_BEGIN): old.index(VERSUS_END) + len(VERSUS_END)]
+        head, sep, rest = doc.partition("\n## ")
+        doc = head.rstrip("\n") + "\n\n" + block + "\n\n## " + rest
     path.write_text(doc)
+
+
+# ---- our agents against the frozen baseline ---------------------------------------------------
+BASELINE_AGENT = "nw"
+BEST_AGENT = "mcts"
+VERSUS_BEGIN = "<!-- versus: written by benchmarks/nijssen_winands.py --versus -->"
+VERSUS_END = "<!-- /versus -->"
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arena run of the versus protocol: each side's agent and iterations per move."""
+
+    label: str
+    mr_x: str
+    detectives: str
+    mr_x_playouts: int
+    detectives_playouts: int
+
+
+def versus_arms(budgets: list[int], curve: list[int]) -> list[tuple[str, Arm, Arm | None]]:
+    """(section, arm, the arm it is compared with) of the protocol:
+
+    - at each budget in ``budgets`` (both sides the same iterations): our Mr X against ``nw``
+      detectives compared with ``nw`` Mr X against them, and the roles swapped (our
+      detectives against ``nw`` Mr X compared with ``nw`` detectives against him);
+    - the budget curve: each side's agent (ours and ``nw``) at every budget of ``curve``
+      against the other side's ``nw`` at the first budget of ``curve``, each point compared
+      with the point before it.
+    """
+    out: list[tuple[str, Arm, Arm | None]] = []
+    for b in budgets:
+        base = Arm(f"nw vs nw, {b}", BASELINE_AGENT, BASELINE_AGENT, b, b)
+        out.append((f"equal budget {b}: Mr X",
+                    Arm(f"mcts Mr X vs nw, {b}", BEST_AGENT, BASELINE_AGENT, b, b), base))
+        out.append((f"equal budget {b}: detectives",
+                    Arm(f"nw Mr X vs mcts, {b}", BASELINE_AGENT, BEST_AGENT, b, b), base))
+    if curve:
+        fixed = curve[0]
+        for side in ("mr_x", "detectives"):
+            for agent in (BEST_AGENT, BASELINE_AGENT):
+                prev: Arm | None = None
+                for b in curve:
+                    if side == "mr_x":
+                        arm = Arm(f"{agent} Mr X at {b} vs nw at {fixed}", agent,
+                                  BASELINE_AGENT, b, fixed)
+                    else:
+                        arm = Arm(f"nw Mr X at {fixed} vs {agent} at {b}", BASELINE_AGENT,
+                                  agent, fixed, b)
+                    out.append((f"budget curve: {agent} {SIDE_NAMES[side]}", arm, prev))
+                    prev = arm
+    return out
+
+
+def versus_config(arm: Arm, args: argparse.Namespace) -> ArenaConfig:
+    """The arena configuration of one arm: the budget of each side is its agent's
+    ``playouts`` option (the arena passes ``Budget()``), the same seeds in every arm."""
+    return ArenaConfig(
+        mr_x=arm.mr_x, detectives=arm.detectives, games=args.games,
+        rules=Rules.classic(detectives=5), mr_x_options={"playouts": arm.mr_x_playouts},
+        detectives_options={"playouts": arm.detectives_playouts}, budget=None,
+        seconds=args.seconds, seed=args.seed, workers=args.workers, backend=args.backend)
+
+
+def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Play every arm of the versus protocol (each distinct one once); the table's rows."""
+    plan = versus_arms(args.budgets, args.curve)
+    configs: dict[str, ArenaConfig] = {}
+    for _, arm, _ in plan:
+        cfg = versus_config(arm, args)
+        configs.setdefault(cfg.config_hash, cfg)
+    print(f"{len(plan)} rows, {len(configs)} distinct runs x {args.games} games, "
+          f"{args.workers} workers", file=sys.stderr)
+    results: dict[str, ArenaResult] = {}
+    t0 = time.perf_counter()
+    for k, (h, cfg) in enumerate(configs.items(), 1):
+        print(f"[{k}/{len(configs)}] {cfg.describe()}", file=sys.stderr)
+        results[h] = run_arena(cfg, Path(args.out) / "versus" / h,
+                               progress=not args.no_progress)
+    print(f"played in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    rows = []
+    for section, arm, ref in plan:
+        side = "mr_x" if section.endswith("Mr X") else "detectives"
+        res = results[versus_config(arm, args).config_hash]
+        wr = res.win_rate(side)
+        row: dict[str, Any] = {"section": section, "label": arm.label, "side": side,
+                               "wins": wr.wins, "games": wr.games, "rate": wr.rate,
+                               "ci": wr.interval, "errors": len(res.errors),
+                               "seconds": _mean_move_seconds(res, side)}
+        if ref is not None:
+            rr = results[versus_config(ref, args).config_hash].win_rate(side)
+            row.update(ref=ref.label, diff=wr.rate - rr.rate,
+                       p=fisher_exact(wr.wins, wr.games, rr.wins, rr.games))
+        rows.append(row)
+    return rows
+
+
+def _mean_move_seconds(res: ArenaResult, side: str) -> float | None:
+    """Mean seconds a move of ``side``'s agent took in the run (None if not recorded)."""
+    t = res.time_per_move().get(side, {})
+    v = t.get("mean")
+    return float(v) if isinstance(v, int | float) else None
+
+
+def versus_table(rows: list[dict[str, Any]]) -> str:
+    """The versus rows as a Markdown table."""
+    head = ("| comparison | arm | side's win rate | 95% CI | games | s/move | against | "
+            "difference | Fisher p |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n")
+    body = []
+    for r in rows:
+        games = f"{r['games']} ({r['errors']} errors)" if r["errors"] else str(r["games"])
+        sec = f"{r['seconds']:.3f}" if r["seconds"] is not None else ""
+        diff = f"{r['diff'] * 100:+.1f} points" if "diff" in r else ""
+        pval = f"{r['p']:.3g}" if "p" in r else ""
+        body.append(f"| {r['section']} | {r['label']} | {r['rate']:.1%} | {r['ci'][0]:.1%} - "
+                    f"{r['ci'][1]:.1%} | {games} | {sec} | {r.get('ref', '')} | {diff} | "
+                    f"{pval} |\n")
+    return head + "".join(body)
+
+
+def write_versus(path: Path, text: str, args: argparse.Namespace) -> None:
+    """Put the versus table into ``path`` between its markers (the rest is kept)."""
+    cmd = "python benchmarks/nijssen_winands.py " + " ".join(sys.argv[1:])
+    block = (f"{VERSUS_BEGIN}\n## Our agents against the frozen baseline `nw`\n\n"
+             f"Made on {datetime.date.today().isoformat()} with `{cmd}`: {args.games} games "
+             f"per arm, classic rules, five detectives, run seed {args.seed}; every arm plays "
+             "the same start positions (game i's start derives from the run seed and i). "
+             "\"side's win rate\" is the win rate of the side named in the comparison; the "
+             "difference and the two-sided Fisher's exact test are against the arm in "
+             "\"against\" (at equal budget: the same side played by `nw`; on the budget curve: "
+             "the budget before). s/move is that side's mean agent time per move on the machine "
+             f"of the run.\n\n{text}\n{VERSUS_END}\n")
+    old = path.read_text() if path.exists() else "# Experiments\n\n"
+    if VERSUS_BEGIN in old and VERSUS_END in old:
+        a = old.index(VERSUS_BEGIN)
+        b = old.index(VERSUS_END) + len(VERSUS_END) + 1
+        new = old[:a] + block + old[b:]
+    else:
+        head, sep, rest = old.partition("\n## ")
+        new = head.rstrip("\n") + "\n\n" + block + ("\n## " + rest if sep else "")
+    path.write_text(new)
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x.strip()]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -297,6 +448,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--doc", default=str(Path(__file__).resolve().parent.parent / "docs" /
                                         "experiments.md"), help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--versus", action="store_true",
+                   help="our mcts against the frozen nw baseline (both sides, equal budgets, "
+                        "and each side's budget curve) instead of the paper's switches")
+    p.add_argument("--budgets", type=_ints, default=[1000, 4000],
+                   help="versus: equal budgets, comma-separated (default 1000,4000)")
+    p.add_argument("--curve", type=_ints, default=[1000, 4000, 16000],
+                   help="versus: the budget curve, comma-separated (default 1000,4000,16000; "
+                        "empty: none)")
     args = p.parse_args(argv)
     if args.games is None:
         args.games = 20 if args.quick else 500
@@ -307,6 +466,17 @@ def main(argv: list[str] | None = None) -> None:
             args.workers = len(os.sched_getaffinity(0))
         except AttributeError:
             args.workers = os.cpu_count() or 1
+    if args.versus:
+        try:
+            vrows = run_versus(args)
+        except ArenaError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        vtext = versus_table(vrows)
+        print(vtext)
+        if args.write:
+            write_versus(Path(args.doc), vtext, args)
+            print(f"written to {args.doc}", file=sys.stderr)
+        return
     try:
         rows = run(args)
     except ArenaError as exc:

@@ -31,6 +31,8 @@ CASES = [
     ("lookahead", "detectives", {}, Budget(playouts=15)),
     ("mcts", "mr_x", PURE, SMALL),
     ("mcts", "detectives", PURE, SMALL),
+    ("nw", "mr_x", PURE, SMALL),
+    ("nw", "detectives", PURE, SMALL),
     *[(lv, side, PURE, SMALL) for lv in ("easy", "medium", "hard", "max")
       for side in ("mr_x", "detectives")],
 ]
@@ -114,6 +116,44 @@ def test_detective_agent_cannot_reach_the_truth(name, side, options, budget):
         mb = make_agent(name, side=side, **options).choose(vb, vb.legal_moves,
                                                            random.Random(seed), budget)
         assert ma == mb
+
+
+@pytest.mark.parametrize("name,options", [
+    ("nw", PURE), ("mcts", PURE), ("mcts", {**PURE, "critical": True, "belief": "policy"}),
+    ("medium", PURE)])
+def test_detective_decisions_are_identical_across_hidden_paths_with_the_same_public_facts(
+        name, options):
+    # two games whose Mr X walks different hidden paths with the same tickets: every detective
+    # decision of two rounds (ten of them) is the same in both, move for move
+    rules = Rules.classic()
+    hunters = {"D1": 13, "D2": 26, "D3": 29, "D4": 34, "D5": 50}
+    a = Game.new(rules, start={"X": 132, **hunters})
+    b = Game.new(rules, start={"X": 117, **hunters})
+    rng = random.Random(5)
+    decisions = 0
+    while a.round <= 2 and not a.is_over():
+        if a.to_move == "X":
+            pairs = [(ma, mb) for ma in a.legal_moves() for mb in b.legal_moves()
+                     if not ma.is_double and not mb.is_double and ma.ticket == mb.ticket
+                     and ma.ticket != Ticket.BLACK and ma.to != mb.to and not ma.reveal
+                     and not mb.reveal]
+            ma, mb = pairs[rng.randrange(len(pairs))]
+            a.push(ma)
+            b.push(mb)
+            assert a.station("X") != b.station("X")
+            continue
+        va, vb = a.view(a.to_move), b.view(b.to_move)
+        assert va.to_dict() == vb.to_dict()
+        seed = rng.getrandbits(32)
+        ma = make_agent(name, side="detectives", **options).choose(
+            va, va.legal_moves, random.Random(seed), SMALL)
+        mb = make_agent(name, side="detectives", **options).choose(
+            vb, vb.legal_moves, random.Random(seed), SMALL)
+        assert ma == mb
+        a.push(ma)
+        b.push(mb)
+        decisions += 1
+    assert decisions == 10
 
 
 def _revealed_next_to_detective() -> Game:

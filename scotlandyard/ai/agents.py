@@ -11,7 +11,8 @@ name           side            agent
 ``alphabeta``  Mr X            paranoid alpha-beta search
 ``expectimax`` detectives      expectimax over the possible locations
 ``lookahead``  both            ``alphabeta`` for Mr X, ``expectimax`` for the detectives
-``mcts``       both            Nijssen & Winands MCTS (options: :class:`.mcts.MCTSOptions`)
+``mcts``       both            this package's best MCTS (options: :class:`.mcts.MCTSOptions`)
+``nw``         both            Nijssen & Winands' MCTS as published, frozen (the baseline)
 ``easy`` ...   both            the levels for people: ``easy``, ``medium``, ``hard``, ``max``
 =============  ==============  =================================================================
 
@@ -30,7 +31,7 @@ from ..view import PlayerView
 from .base import Agent, Budget, register
 from .heuristics import CALAgent, MCDAgent, MTDAgent, require_view
 from .lookahead import ExpectimaxAgent, ParanoidAgent
-from .mcts import MCTSAgent
+from .mcts import NWAgent, best_agent
 
 
 class SideAgent:
@@ -115,7 +116,7 @@ def _level_factory(level: Level) -> Callable[..., Agent]:
             kw = dict(opts)
             if agent_name == "mcts" and "fast" in options:
                 kw["fast"] = options["fast"]
-            factory = MCTSAgent if agent_name == "mcts" else _SINGLE[agent_name]
+            factory = best_agent if agent_name == "mcts" else _SINGLE[agent_name]
             parts[s] = factory(side=s, **kw)
         agent = SideAgent(level.name, parts["mr_x"], parts["detectives"],
                           {"mr_x": level.mr_x[2], "detectives": level.detectives[2]})
@@ -160,7 +161,8 @@ def level_table() -> list[dict[str, str]]:
 
 for _name, _cls in _SINGLE.items():
     register(_name, _cls)
-register("mcts", MCTSAgent)
+register("mcts", best_agent)
+register("nw", NWAgent)
 register("heuristic", _pair_factory("heuristic", "mcd", "mtd"))
 register("lookahead", _pair_factory("lookahead", "alphabeta", "expectimax"))
 for _level in LEVELS.values():

@@ -70,6 +70,7 @@ from ..kernel.fast import (
 from ..move import Move, Ticket
 from ..view import PlayerView
 from .base import Budget
+from .belief_search import best_cover, policy_weights
 from .categorization import CategoryWeights, resolve_weights
 
 DEFAULT_PLAYOUTS = 1000
@@ -77,6 +78,12 @@ DEFAULT_PLAYOUTS = 1000
 
 DETERMINIZATION_MODES = ("single", "separate")
 MR_X_MODELS = ("paranoid", "public")
+BELIEF_MODELS = ("categorization", "policy")
+#: Critical moments for the exact search (``critical=True``): this many possible stations or
+#: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
+#: this probability (in the last round: any).
+CRITICAL_POSSIBLE = 8
+CRITICAL_PROBABILITY = 0.5
 VOTE_RULES = ("visits", "majority")
 
 
@@ -97,6 +104,8 @@ class MCTSOptions:
     categorization_weights: CategoryWeights | str | Path | Mapping[str, Any] | None = None
     attach_double: bool = True
     mr_x_model: str = "paranoid"
+    belief: str = "categorization"
+    critical: bool = False
     determinization: str = "single"
     determinizations: int = 20
     vote: str = "visits"
@@ -128,11 +137,12 @@ class MCTSOptions:
         num("epsilon_mr_x", 0.0, 1.0)
         num("epsilon_detectives", 0.0, 1.0)
         for name in ("progressive_history", "history_playouts", "move_filter",
-                     "categorization", "attach_double", "fast"):
+                     "categorization", "attach_double", "critical", "fast"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
         choice("cal_target", ("actual", "possible"))
         choice("mr_x_model", MR_X_MODELS)
+        choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
         choice("vote", VOTE_RULES)
         whole("determinizations")
@@ -154,6 +164,21 @@ class MCTSOptions:
 
 
 OPTION_NAMES = tuple(f for f in MCTSOptions.__dataclass_fields__)
+
+#: Nijssen & Winands (2012) as published, every switch written out: the ``nw`` agent. Frozen:
+#: these values never change (docs/ai.md gives each one's section of the paper). With them,
+#: the shipped location-categorization table.
+NW_SETTINGS: dict[str, Any] = {
+    "c": 0.5, "progressive_history": True, "history_weight": 5.0, "history_playouts": True,
+    "coalition_reduction": 0.1, "epsilon_mr_x": 0.1, "epsilon_detectives": 0.2,
+    "cal_target": "actual", "move_filter": True, "categorization": True,
+    "attach_double": True, "mr_x_model": "paranoid", "determinization": "single",
+    "determinizations": 20, "vote": "visits",
+}
+
+#: This package's best settings, over the paper's: the ``mcts`` agent (measured in
+#: benchmarks/nijssen_winands.py --versus; docs/experiments.md).
+BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "coalition_reduction": 0.4}
 
 
 @dataclass(frozen=True)
@@ -521,6 +546,15 @@ class MCTSSearch:
         return int(sum(hc)) if not self.kern.fast else int(hc.sum())
 
 
+def _half(budget: Budget, default_playouts: int) -> Budget:
+    """Half of ``budget`` (of the default playouts when it sets no limit): the second search
+    of an attached double move."""
+    if budget.playouts is None and budget.seconds is None:
+        return Budget(playouts=max(1, default_playouts // 2))
+    return Budget(playouts=max(1, budget.playouts // 2) if budget.playouts else None,
+                  seconds=budget.seconds / 2 if budget.seconds else None)
+
+
 def hunters_reach(view: PlayerView) -> set[int]:
     """Stations a detective or police piece can move to next (with the tickets it holds)."""
     board = london(view.rules.board)
@@ -599,7 +633,26 @@ class MCTSAgent:
         if len(legal) == 1:
             self.last_search = None
             return legal[0]
-        search = MCTSSearch(view, self.options, seed, root_moves=legal)
+        weights = None
+        if view.side == "detectives":
+            opts = self.options
+            if opts.belief == "policy" or opts.critical:
+                weights = policy_weights(view) if opts.belief == "policy" else (
+                    resolve_weights(opts.categorization_weights).location_weights(view)
+                    if opts.categorization else {s: 1.0 for s in view.possible})
+            if opts.critical:
+                last = view.round >= view.rules.last_round
+                if last or len(view.possible) <= CRITICAL_POSSIBLE:
+                    assert weights is not None
+                    total = sum(weights.values()) or 1.0
+                    prob, move = best_cover(view, {s: w / total for s, w in weights.items()},
+                                            legal)
+                    if move is not None and (last or prob >= CRITICAL_PROBABILITY):
+                        self.last_search = None
+                        return move
+            if opts.belief != "policy":
+                weights = None
+        search = MCTSSearch(view, self.options, seed, root_moves=legal, weights=weights)
         search.run_budget(budget)
         self.last_search = search
         move = search.best_move()
@@ -610,7 +663,7 @@ class MCTSAgent:
             if doubles:
                 second = MCTSSearch(view, self.options, seed ^ 0x5DEECE66, root_moves=doubles,
                                     exact_root=True)
-                second.run_budget(budget)
+                second.run_budget(_half(budget, self.options.playouts))
                 self.last_search = second
                 move = second.best_move()
                 if move not in legal:
@@ -620,3 +673,21 @@ class MCTSAgent:
     def __repr__(self) -> str:
         return f"MCTSAgent(side={self.side!r}, {self.options})"
 
+
+
+class NWAgent(MCTSAgent):
+    """Nijssen & Winands' MCTS exactly as published (:data:`NW_SETTINGS`), for either side: the
+    fixed baseline every other agent is measured against. It takes no option but ``fast``
+    (the same moves either way) and ``playouts`` (the iterations of ``Budget()``)."""
+
+    name = "nw"
+
+    def __init__(self, side: str | None = None, *, fast: bool = True,
+                 playouts: int = DEFAULT_PLAYOUTS) -> None:
+        super().__init__(side, fast=fast, playouts=playouts, **NW_SETTINGS)
+
+
+def best_agent(side: str | None = None, **options: Any) -> MCTSAgent:
+    """The ``mcts`` agent: :data:`BEST_SETTINGS` over the paper's, then ``options``."""
+    agent = MCTSAgent(side, **{**BEST_SETTINGS, **options})
+    return agent
