@@ -27,6 +27,15 @@ comparison) are played once.
     python benchmarks/nijssen_winands.py --games 400 --budget 1000 --workers 2 --write
     python benchmarks/nijssen_winands.py --workers 16 --write     # 500 games/arm, 2000 playouts
 
+Our agents against the frozen baseline (``--versus``): ``mcts`` against ``nw`` at equal
+iterations on both sides (paired starts: every arm plays the same start positions), the
+roles swapped, and each side's budget curve against ``nw`` at the curve's first budget::
+
+    python benchmarks/nijssen_winands.py --versus --games 400 --budgets 1000,4000 \
+        --curve 1000,4000,16000 --workers 16 --write      # the full protocol
+    python benchmarks/nijssen_winands.py --versus --games 16 --budgets 1000 \
+        --curve 1000,4000 --curve-sides mr_x --curve-agents mcts --workers 2 --write
+
 ``--quick`` takes 2 to 3 minutes on 2 busy cores (6 configurations x 20 games); at 200
 playouts per move Mr X wins nearly every game, so it shows the pipeline, not the paper's
 effects. At 1000 playouts per move a game takes 1.2 to 1.6 s of agent time on one core
@@ -190,6 +199,14 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     return rows
 
 
+def _cells(r: dict[str, Any]) -> tuple[str, str, str]:
+    """The games (with agent errors), difference and Fisher p cells of a row."""
+    games = f"{r['games']} ({r['errors']} agent errors)" if r["errors"] else str(r["games"])
+    diff = f"{r['diff'] * 100:+.1f} points" if "diff" in r else ""
+    pval = f"{r['p']:.3g}" if "p" in r else ""
+    return games, diff, pval
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as a Markdown table (readable as plain text too)."""
     head = ("| comparison | variant | side | win rate | 95% CI | games | on - off | Fisher p | "
@@ -200,9 +217,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             body.append(f"| {r['comparison']} | {r['variant']} | {r['side']} | n/a | n/a | "
                         f"0 (the agent has no such option) | | | {r['paper']} |\n")
             continue
-        games = f"{r['games']} ({r['errors']} agent errors)" if r["errors"] else str(r["games"])
-        diff = f"{r['diff']:+.1%}" if "diff" in r else ""
-        pval = f"{r['p']:.3g}" if "p" in r else ""
+        games, diff, pval = _cells(r)
         body.append(f"| {r['comparison']} | {r['variant']} | {r['side']} | {r['rate']:.1%} | "
                     f"{r['ci'][0]:.1%} - {r['ci'][1]:.1%} | {games} | {diff} | {pval} | "
                     f"{r['paper']} |\n")
@@ -303,7 +318,10 @@ class Arm:
     detectives_playouts: int
 
 
-def versus_arms(budgets: list[int], curve: list[int]) -> list[tuple[str, Arm, Arm | None]]:
+def versus_arms(budgets: list[int], curve: list[int],
+                curve_sides: tuple[str, ...] = ("mr_x", "detectives"),
+                curve_agents: tuple[str, ...] = (BEST_AGENT, BASELINE_AGENT),
+                ) -> list[tuple[str, Arm, Arm | None]]:
     """(section, arm, the arm it is compared with) of the protocol:
 
     - at each budget in ``budgets`` (both sides the same iterations): our Mr X against ``nw``
@@ -322,8 +340,8 @@ def versus_arms(budgets: list[int], curve: list[int]) -> list[tuple[str, Arm, Ar
                     Arm(f"nw Mr X vs mcts, {b}", BASELINE_AGENT, BEST_AGENT, b, b), base))
     if curve:
         fixed = curve[0]
-        for side in ("mr_x", "detectives"):
-            for agent in (BEST_AGENT, BASELINE_AGENT):
+        for side in curve_sides:
+            for agent in curve_agents:
                 prev: Arm | None = None
                 for b in curve:
                     if side == "mr_x":
@@ -349,7 +367,8 @@ def versus_config(arm: Arm, args: argparse.Namespace) -> ArenaConfig:
 
 def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Play every arm of the versus protocol (each distinct one once); the table's rows."""
-    plan = versus_arms(args.budgets, args.curve)
+    plan = versus_arms(args.budgets, args.curve, tuple(args.curve_sides),
+                       tuple(args.curve_agents))
     configs: dict[str, ArenaConfig] = {}
     for _, arm, _ in plan:
         cfg = versus_config(arm, args)
@@ -393,10 +412,8 @@ def versus_table(rows: list[dict[str, Any]]) -> str:
             "difference | Fisher p |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n")
     body = []
     for r in rows:
-        games = f"{r['games']} ({r['errors']} errors)" if r["errors"] else str(r["games"])
+        games, diff, pval = _cells(r)
         sec = f"{r['seconds']:.3f}" if r["seconds"] is not None else ""
-        diff = f"{r['diff'] * 100:+.1f} points" if "diff" in r else ""
-        pval = f"{r['p']:.3g}" if "p" in r else ""
         body.append(f"| {r['section']} | {r['label']} | {r['rate']:.1%} | {r['ci'][0]:.1%} - "
                     f"{r['ci'][1]:.1%} | {games} | {sec} | {r.get('ref', '')} | {diff} | "
                     f"{pval} |\n")
@@ -456,7 +473,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--curve", type=_ints, default=[1000, 4000, 16000],
                    help="versus: the budget curve, comma-separated (default 1000,4000,16000; "
                         "empty: none)")
+    p.add_argument("--curve-sides", type=lambda t: [x for x in t.split(",") if x],
+                   default=["mr_x", "detectives"],
+                   help="versus: the sides of the budget curve (default mr_x,detectives)")
+    p.add_argument("--curve-agents", type=lambda t: [x for x in t.split(",") if x],
+                   default=[BEST_AGENT, BASELINE_AGENT],
+                   help="versus: the agents of the budget curve (default mcts,nw)")
     args = p.parse_args(argv)
+    if args.versus:
+        bad = [x for x in args.curve_sides if x not in SIDE_NAMES]
+        bad += [x for x in args.curve_agents if x not in (BEST_AGENT, BASELINE_AGENT)]
+        if bad:
+            p.error(f"unknown side or agent for the curve: {', '.join(bad)}")
     if args.games is None:
         args.games = 20 if args.quick else 500
     if args.budget is None:

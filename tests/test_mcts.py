@@ -687,7 +687,9 @@ def test_mcts_respects_a_time_budget():
     agent.choose(view, view.legal_moves, random.Random(0), Budget(seconds=0.25))
     elapsed = time.perf_counter() - t0
     assert agent.last_search.iterations >= 1
-    assert elapsed < 0.25 + 0.35
+    # a time budget alone sets no iteration limit: only the clock stops this search (the
+    # margin is for a machine busy with other work)
+    assert elapsed < 0.25 + 1.5
 
 
 def test_mcts_time_and_playout_budgets_whichever_ends_first():

@@ -80,13 +80,13 @@ LEVELS: dict[str, Level] = {
         ("mcd", {"epsilon": 0.25}, Budget()),
         ("cal", {"epsilon": 0.1}, Budget())),
     "medium": Level(
-        "medium", "MCTS, 1,000 iterations a move (about 0.05 s with numba)",
+        "medium", "MCTS, 1,000 iterations a move (a few hundredths of a second with numba)",
         ("mcts", {}, Budget(playouts=1000, seconds=2.0)),
         ("mcts", {}, Budget(playouts=1000, seconds=2.0))),
     "hard": Level(
-        "hard", "MCTS, 50,000 iterations a move (at most 3 s)",
-        ("mcts", {}, Budget(playouts=50000, seconds=3.0)),
-        ("mcts", {}, Budget(playouts=50000, seconds=3.0))),
+        "hard", "MCTS, 20,000 iterations a move (at most 1.5 s; 2.25 s with a double move)",
+        ("mcts", {}, Budget(playouts=20000, seconds=1.5)),
+        ("mcts", {}, Budget(playouts=20000, seconds=1.5))),
     "max": Level(
         "max", "MCTS, 10 s a move",
         ("mcts", {}, Budget(seconds=10.0)),

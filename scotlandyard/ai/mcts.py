@@ -1,6 +1,7 @@
 """Monte Carlo tree search for both sides, after Nijssen & Winands, "Monte Carlo Tree Search for
 the Hide-and-Seek Game Scotland Yard", IEEE TCIAIG 4(4), 2012 (and Nijssen's PhD thesis,
-Maastricht 2013, chapter 7). Every technique is a switch; the defaults are the paper's.
+Maastricht 2013, chapter 7). Every technique is a switch; the defaults are the paper's
+(:data:`NW_SETTINGS`).
 
 - **Selection**: UCT, ``c = 0.5``, plus **progressive history** (``history_weight`` W = 5):
   a child's score is ``v + c*sqrt(ln n_p / n_i) + h_a * W / ((1 - v) n_i + 1)`` where ``h_a``
@@ -31,8 +32,20 @@ Maastricht 2013, chapter 7). Every technique is a switch; the defaults are the p
 - **Move filtering** (``move_filter=True``): Mr X uses no black ticket in rounds 1-2, on a
   reveal slot, or when every possible location has taxi links only; a double move only when
   every single move lands where a detective can move next round.
+- **Attach rule** (``attach_double=True``): when Mr X's chosen single move lands where a
+  hunter can move next and a double move is allowed, a second search (half the budget) over
+  the double moves that begin with it picks the second step.
 - Results are 1 for a win and 0 for a loss; the move played is the root child with the most
   visits.
+
+Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, frozen):
+
+- ``mr_x_model="public"``: Mr X's tree holds his own moves only (open loop); the detectives'
+  moves, in the tree and the playouts, are made by their ε-greedy CAL policy towards a station
+  drawn from the public possible locations, never from his true station.
+- ``belief="policy"``: the detectives' determinization weights come from a model of Mr X's
+  play (:func:`.belief_search.policy_weights`); ``critical=True``: an exact joint-move search
+  over the possible locations at critical moments (:func:`.belief_search.best_cover`).
 
 The search runs in :mod:`scotlandyard.kernel._kernel`, compiled by numba (``fast=True``) or as
 plain Python (``fast=False``, and automatically without numba); both give the same move for the

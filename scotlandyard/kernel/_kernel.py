@@ -316,6 +316,14 @@ def all_taxi_only(st, bd):
     return True
 
 
+def ticket_row(bd, t, s):
+    """(count, offset in ``bd``) of the stations one ``t`` line from ``s`` (black: any line,
+    ferry included)."""
+    if t == T_BLACK:
+        return bd[BD_ANYC + s], BD_ANY + s * MAXANY
+    return bd[BD_NBC + t * NS + s], BD_NB + (t * NS + s) * MAXDEG
+
+
 def taxi_only_after(st, ru, bd, t, d):
     """True if every possible location of Mr X after his step with ticket ``t`` to ``d`` has
     taxi links only (the test for the second step of a double move): ``d`` alone if that step
@@ -327,12 +335,7 @@ def taxi_only_after(st, ru, bd, t, d):
         s = st[ST_BL + j]
         if st[ST_BEL + s] == 0:
             continue
-        if t == T_BLACK:
-            cnt = bd[BD_ANYC + s]
-            off = BD_ANY + s * MAXANY
-        else:
-            cnt = bd[BD_NBC + t * NS + s]
-            off = BD_NB + (t * NS + s) * MAXDEG
+        cnt, off = ticket_row(bd, t, s)
         for k in range(cnt):
             e = bd[off + k]
             if bd[BD_TONLY + e] == 0 and not occupied(st, e):
@@ -603,12 +606,7 @@ def mrx_step(st, ru, bd, t, d):
         s = st[ST_BL + j]
         if st[ST_BEL + s] == 0:
             continue
-        if t == T_BLACK:
-            cnt = bd[BD_ANYC + s]
-            off = BD_ANY + s * MAXANY
-        else:
-            cnt = bd[BD_NBC + t * NS + s]
-            off = BD_NB + (t * NS + s) * MAXDEG
+        cnt, off = ticket_row(bd, t, s)
         for k in range(cnt):
             e = bd[off + k]
             if st[ST_TMP + e] == 0 and not occupied(st, e):

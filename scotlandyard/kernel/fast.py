@@ -34,7 +34,7 @@ _KERNEL_FUNCS = (
     "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
     "hunter_can_move",
     "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles", "all_taxi_only",
-    "taxi_only_after", "is_ferry", "set_belief_single", "mark_reach", "gen_mrx_raw", "gen_mrx",
+    "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "mark_reach", "gen_mrx_raw", "gen_mrx",
     "gen_moves", "mrx_step",
     "apply_move", "choose_mrx", "choose_hunter", "playout", "playout_many", "reward", "hkey",
     "selection_score", "backpropagate", "mcts_iterate",
