@@ -663,6 +663,32 @@ def test_attach_rule_leaves_a_safe_chosen_move_alone():
     assert m == safe
 
 
+def test_public_mr_x_tree_holds_only_his_moves_and_paranoid_holds_the_detectives_too():
+    game = advance(Game.new(Rules.classic(), seed=4), 11, 4)
+    while game.to_move != "X":
+        game = advance(game, 1, 4)
+    view = game.view("X")
+
+    def pieces(search: MCTSSearch) -> set[int]:
+        seen, todo = set(), [0]
+        while todo:
+            node = todo.pop()
+            for child, code, _, _ in search.node_children(node):
+                seen.add(code >> 24)
+                todo.append(child)
+        return seen
+
+    public = MCTSSearch(view, MCTSOptions(mr_x_model="public", **PURE), seed=3)
+    public.run(150)
+    paranoid = MCTSSearch(view, MCTSOptions(**PURE), seed=3)
+    paranoid.run(150)
+    assert pieces(public) == {0} and public.nodes > 30  # deeper than the root's children
+    assert pieces(paranoid) > {0}
+    # the public search's simulated detectives chase the possible locations, not his station
+    assert public.options.policy_for("mr_x").cal_target == "possible"
+    assert paranoid.options.policy_for("mr_x").cal_target == "actual"
+
+
 def test_mr_x_agent_respects_move_filter_at_the_root():
     game = Game.new(Rules.classic(), seed=2)
     view = game.view("X")

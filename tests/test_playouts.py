@@ -99,8 +99,8 @@ def test_many_fast_playouts_in_one_call():
     assert 0 < wins < 500 and plies > 500 * 10
 
 
-@pytest.mark.parametrize("piece", ["X", "D1"])
-def test_fast_and_pure_search_are_identical(piece):
+@pytest.mark.parametrize("piece,model", [("X", "paranoid"), ("X", "public"), ("D1", "paranoid")])
+def test_fast_and_pure_search_are_identical(piece, model):
     game = Game.new(Rules.classic(), seed=6)
     game.push(game.legal_moves()[2])
     if piece == "X":
@@ -109,7 +109,7 @@ def test_fast_and_pure_search_are_identical(piece):
     view = game.view(piece)
     runs = []
     for fast in (True, False):
-        s = MCTSSearch(view, MCTSOptions(fast=fast), seed=21)
+        s = MCTSSearch(view, MCTSOptions(fast=fast, mr_x_model=model), seed=21)
         s.run(250)
         runs.append((s.root_children(), s.nodes, s.playout_plies))
     assert runs[0] == runs[1]
