@@ -371,9 +371,10 @@ def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
     plan = versus_arms(args.budgets, args.curve, tuple(args.curve_sides),
                        tuple(args.curve_agents))
     configs: dict[str, ArenaConfig] = {}
-    for _, arm, _ in plan:
-        cfg = versus_config(arm, args)
-        configs.setdefault(cfg.config_hash, cfg)
+    for _, arm, ref in plan:
+        for a in (arm, ref) if ref is not None else (arm,):
+            cfg = versus_config(a, args)
+            configs.setdefault(cfg.config_hash, cfg)
     print(f"{len(plan)} rows, {len(configs)} distinct runs x {args.games} games, "
           f"{args.workers} workers", file=sys.stderr)
     results: dict[str, ArenaResult] = {}
@@ -381,7 +382,7 @@ def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
     for k, (h, cfg) in enumerate(configs.items(), 1):
         print(f"[{k}/{len(configs)}] {cfg.describe()}", file=sys.stderr)
         results[h] = run_arena(cfg, Path(args.out) / "versus" / h,
-                               progress=not args.no_progress)
+                               progress=not args.no_progress, max_games=args.max_new_games)
     print(f"played in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     rows = []
     for section, arm, ref in plan:
@@ -403,7 +404,7 @@ def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
 def _mean_move_seconds(res: ArenaResult, side: str) -> float | None:
     """Mean seconds a move of ``side``'s agent took in the run (None if not recorded)."""
     t = res.time_per_move().get(side, {})
-    v = t.get("mean")
+    v = t.get("mean_s")
     return float(v) if isinstance(v, int | float) else None
 
 
@@ -425,14 +426,15 @@ def write_versus(path: Path, text: str, args: argparse.Namespace) -> None:
     """Put the versus table into ``path`` between its markers (the rest is kept)."""
     cmd = "python benchmarks/nijssen_winands.py " + " ".join(sys.argv[1:])
     block = (f"{VERSUS_BEGIN}\n## Our agents against the frozen baseline `nw`\n\n"
-             f"Made on {datetime.date.today().isoformat()} with `{cmd}`: {args.games} games "
-             f"per arm, classic rules, five detectives, run seed {args.seed}; every arm plays "
-             "the same start positions (game i's start derives from the run seed and i). "
+             f"Made on {datetime.date.today().isoformat()} with `{cmd}`: up to {args.games} "
+             "games per arm (the games column: what each arm has recorded), classic rules, "
+             f"five detectives, run seed {args.seed}; every arm plays the same start positions "
+             "(game i's start derives from the run seed and i). "
              "\"side's win rate\" is the win rate of the side named in the comparison; the "
              "difference and the two-sided Fisher's exact test are against the arm in "
              "\"against\" (at equal budget: the same side played by `nw`; on the budget curve: "
              "the budget before). s/move is that side's mean agent time per move on the machine "
-             f"of the run.\n\n{text}\n{VERSUS_END}\n")
+             f"of the run (a busy one makes it long).\n\n{text}\n{VERSUS_END}\n")
     old = path.read_text() if path.exists() else "# Experiments\n\n"
     if VERSUS_BEGIN in old and VERSUS_END in old:
         a = old.index(VERSUS_BEGIN)
@@ -474,6 +476,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--curve", type=_ints, default=[1000, 4000, 16000],
                    help="versus: the budget curve, comma-separated (default 1000,4000,16000; "
                         "empty: none)")
+    p.add_argument("--max-new-games", type=int, default=None,
+                   help="versus: play at most this many new games per run in this call (0: "
+                        "only tabulate the games already recorded; the games column shows "
+                        "how many each arm has)")
     p.add_argument("--curve-sides", type=lambda t: [x for x in t.split(",") if x],
                    default=["mr_x", "detectives"],
                    help="versus: the sides of the budget curve (default mr_x,detectives)")

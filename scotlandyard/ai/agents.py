@@ -84,9 +84,9 @@ LEVELS: dict[str, Level] = {
         ("mcts", {}, Budget(playouts=1000, seconds=2.0)),
         ("mcts", {}, Budget(playouts=1000, seconds=2.0))),
     "hard": Level(
-        "hard", "MCTS, 20,000 iterations a move (at most 1.5 s; 2.25 s with a double move)",
-        ("mcts", {}, Budget(playouts=20000, seconds=1.5)),
-        ("mcts", {}, Budget(playouts=20000, seconds=1.5))),
+        "hard", "MCTS, 20,000 iterations a move (at most 1.2 s; 1.8 s with a double move)",
+        ("mcts", {}, Budget(playouts=20000, seconds=1.2)),
+        ("mcts", {}, Budget(playouts=20000, seconds=1.2))),
     "max": Level(
         "max", "MCTS, 10 s a move",
         ("mcts", {}, Budget(seconds=10.0)),
