@@ -260,13 +260,18 @@ class _Tree:
 
     def run_until(self, limit: int | None, deadline: float) -> None:
         """Run until ``deadline`` (a ``time.perf_counter()`` value) or until ``limit`` more
-        iterations (``None``: no limit), whichever comes first."""
+        iterations (``None``: no limit), whichever comes first; at least one iteration (when
+        ``limit`` allows one), so that a tree always has a move to give."""
         target = None if limit is None else self.iterations + limit
         chunk = 8
+        first = True
         while True:
             left = deadline - time.perf_counter()
-            if left <= 0:
+            if left <= 0 and not first:
                 break
+            if first and left <= 0:
+                chunk = 1  # at least one iteration, even when the clock already ran out
+            first = False
             n = chunk
             if target is not None:
                 n = min(n, target - self.iterations)
