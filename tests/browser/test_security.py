@@ -45,3 +45,28 @@ def test_pages_run_under_the_csp_and_records_download_without_token_in_url(
     assert info.value.suggested_filename == f"scotlandyard-{game['game_id']}.txt"
     record_calls = [u for u in requests if "/record" in u]
     assert record_calls and not [u for u in record_calls if "token" in u]
+
+
+def test_the_page_checks_mr_x_journey_not_only_the_hashes(server: str, new_page: Any) -> None:
+    import httpx
+
+    game = create_game(server, preset="classic", detectives=1,
+                       seats={"X": {"kind": "ai", "agent": "random"},
+                              "D1": {"kind": "ai", "agent": "random"}})
+    page = new_page()
+    page.goto(server + game["links"]["spectator"])
+    assert wait_turn_or_over(page) == "over"
+    page.wait_for_selector("#verify[data-result='honest']")  # the journey check ran and passed
+    state = httpx.get(f"{server}/api/games/{game['game_id']}/state",
+                      params={"token": game["tokens"]["spectator"]}).json()
+    hidden = next(e for e in state["view"]["log"] if not e["reveal"])
+    forged = [dict(o, station=(1 if hidden["station"] == 199 else 199))
+              if o["slot"] == hidden["slot"] else o for o in state["openings"]]
+    result = page.evaluate(
+        """async ([view, openings, forged]) => {
+            const v = await import('/static/js/verify.js');
+            const board = await (await fetch('/api/board?board=classic')).json();
+            return [v.verifyJourney(board, view, openings), v.verifyJourney(board, view, forged)];
+        }""", [state["view"], state["openings"], forged])
+    assert result[0] == {"ok": True, "problems": []}
+    assert result[1]["ok"] is False and result[1]["problems"][0]["why"] == "journey"

@@ -5,7 +5,7 @@ import { GameSocket, bindRecordDownload, getBoard } from "./api.js";
 import { BoardView, pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
-import { verifyOpenings } from "./verify.js";
+import { verifyJourney, verifyOpenings } from "./verify.js";
 import { h } from "./dom.js";
 import { play as playSound, setSound, soundOn } from "./sound.js";
 import { renderAnalysis } from "./analysis.js";
@@ -573,6 +573,12 @@ export class GamePage {
     const msg = this.msg;
     const commitments = [...this.seen.entries()].map(([slot, hash]) => ({ slot, hash }));
     this.verified = await verifyOpenings(this.gameId, commitments, msg.openings, msg.view.log);
+    try { // the journey itself, on the board the page draws (verify.js)
+      const board = await getBoard((msg.view.rules && msg.view.rules.board) || "classic");
+      const journey = verifyJourney(board, msg.view, msg.openings);
+      this.verified.problems.push(...journey.problems);
+      this.verified.ok = this.verified.ok && journey.ok;
+    } catch (_) { /* the board could not be loaded: the hashes are still checked */ }
     this.renderCommitments();
   }
 

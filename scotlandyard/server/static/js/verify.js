@@ -43,6 +43,63 @@ export async function verifyOpenings(gameId, commitments, openings, log) {
   return { ok: problems.length === 0, checked: commitments.length, problems };
 }
 
+/**
+ * Check Mr X's opened journey against the board, from the openings and the public log alone:
+ * every step along a line of the ticket shown (black: any line, ferries included), never onto
+ * a detective, the first step from a start card he could have drawn. `board` is the
+ * /api/board payload the page draws with; `view` the final view (rules, start, history, log).
+ * Returns {ok, problems: [{slot, why: "journey", text}]}.
+ */
+export function verifyJourney(board, view, openings) {
+  const problems = [];
+  const lines = new Map();
+  for (const [label, list] of Object.entries(board.edges)) {
+    const set = new Set();
+    for (const [a, b] of list) { set.add(`${a}-${b}`); set.add(`${b}-${a}`); }
+    lines.set(label, set);
+  }
+  const linked = (a, b, ticket) => (ticket === "black"
+    ? [...lines.values()].some((set) => set.has(`${a}-${b}`))
+    : Boolean(lines.get(ticket) && lines.get(ticket).has(`${a}-${b}`)));
+  const opened = new Map((openings || []).map((o) => [o.slot, o.station]));
+  const ticketOf = new Map((view.log || []).map((e) => [e.slot, e.ticket]));
+  const pos = {};
+  for (const [p, st] of Object.entries(view.start || {})) if (p !== "X") pos[p] = st;
+  const rules = view.rules || {};
+  const deck = rules.shared_start_deck ? rules.start_deck_detectives : rules.start_deck_mr_x;
+  const all = Array.from({ length: board.stations }, (_, i) => i + 1);
+  let from = null;
+  let slot = 0;
+  const fail = (s, text) => problems.push({ slot: s, why: "journey", text });
+  for (const h of view.history || []) {
+    if (h.piece !== "X") {
+      const nums = String(h.move).match(/\d+/g);
+      if (nums) pos[h.piece] = Number(nums[nums.length - 1]);
+      continue;
+    }
+    const parts = String(h.move).split("+").length;
+    for (let i = 0; i < parts; i++) {
+      slot += 1;
+      const to = opened.get(slot);
+      const ticket = ticketOf.get(slot);
+      if (to === undefined || ticket === undefined) {
+        fail(slot, "no opening or ticket");
+        return { ok: false, problems };
+      }
+      const taken = Object.values(pos);
+      if (from === null) {
+        const cards = ((deck && deck.length) ? deck : all).filter((c) => !taken.includes(c));
+        if (!cards.some((c) => linked(c, to, ticket))) fail(slot, `no start card reaches ${to} by ${ticket}`);
+      } else if (!linked(from, to, ticket)) {
+        fail(slot, `${from} to ${to} is not a ${ticket} line`);
+      }
+      if (taken.includes(to)) fail(slot, `${to} is a detective's station`);
+      from = to;
+    }
+  }
+  return { ok: problems.length === 0, problems };
+}
+
 // FIPS 180-4 SHA-256, used only where WebCrypto is unavailable.
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
