@@ -70,3 +70,19 @@ def test_the_page_checks_mr_x_journey_not_only_the_hashes(server: str, new_page:
         }""", [state["view"], state["openings"], forged])
     assert result[0] == {"ok": True, "problems": []}
     assert result[1]["ok"] is False and result[1]["problems"][0]["why"] == "journey"
+
+
+def test_first_seen_commitments_survive_a_reload(server: str, new_page: Any) -> None:
+    page = new_page()
+    page.goto(server + "/rules")
+    page.wait_for_selector(".rules-page")
+    call = """async (commitments) => {
+        const v = await import('/static/js/verify.js');
+        return [...v.firstSeen('G1', commitments)];
+    }"""
+    assert page.evaluate(call, [{"slot": 1, "hash": "aa"}]) == [[1, "aa"]]
+    page.reload()
+    page.wait_for_selector(".rules-page")
+    # after the reload a server sends another hash for slot 1: the first one seen is kept
+    assert page.evaluate(call, [{"slot": 1, "hash": "bb"}, {"slot": 2, "hash": "cc"}]) == [
+        [1, "aa"], [2, "cc"]]

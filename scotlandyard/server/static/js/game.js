@@ -5,7 +5,7 @@ import { GameSocket, bindRecordDownload, getBoard } from "./api.js";
 import { BoardView, pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
-import { verifyJourney, verifyOpenings } from "./verify.js";
+import { firstSeen, verifyJourney, verifyOpenings } from "./verify.js";
 import { h } from "./dom.js";
 import { play as playSound, setSound, soundOn } from "./sound.js";
 import { renderAnalysis } from "./analysis.js";
@@ -253,7 +253,8 @@ export class GamePage {
   }
 
   async onState(msg) {
-    for (const c of msg.commitments || []) if (!this.seen.has(c.slot)) this.seen.set(c.slot, c.hash);
+    // first-seen hashes win, across reloads too (verify.js firstSeen, local storage)
+    for (const [slot, hash] of firstSeen(this.gameId, msg.commitments)) this.seen.set(slot, hash);
     const view = msg.view;
     await this.ensureBoard(view.rules.board);
     this.root.dataset.version = msg.version;

@@ -44,6 +44,25 @@ export async function verifyOpenings(gameId, commitments, openings, log) {
 }
 
 /**
+ * The commitments first seen for a game, kept in local storage so that a reload (or a server
+ * that sends other hashes later) cannot swap them: returns a Map slot -> hash where the stored
+ * first-seen hash wins, and saves any new slots.
+ */
+export function firstSeen(gameId, commitments, storage = globalThis.localStorage) {
+  const key = `sy.seals.${gameId}`;
+  let kept = {};
+  try { kept = JSON.parse((storage && storage.getItem(key)) || "{}") || {}; } catch (_) { kept = {}; }
+  let changed = false;
+  for (const c of commitments || []) {
+    if (!(c.slot in kept)) { kept[c.slot] = c.hash; changed = true; }
+  }
+  if (changed && storage) {
+    try { storage.setItem(key, JSON.stringify(kept)); } catch (_) { /* storage full or off */ }
+  }
+  return new Map(Object.entries(kept).map(([slot, hash]) => [Number(slot), hash]));
+}
+
+/**
  * Check Mr X's opened journey against the board, from the openings and the public log alone:
  * every step along a line of the ticket shown (black: any line, ferries included), never onto
  * a detective, the first step from a start card he could have drawn. `board` is the
