@@ -54,12 +54,12 @@ from .common import (
 )
 from .encoding import Encoder
 from .match import Match
-from .pettingzoo import render_text
+from .render import RendersPosition
 
 Side = Literal["mr_x", "detectives"]
 
 
-class _SideEnv(gymnasium.Env):
+class _SideEnv(RendersPosition, gymnasium.Env):
     """One side against an agent of the package (see the module doc)."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
@@ -201,30 +201,6 @@ class _SideEnv(gymnasium.Env):
             rx, rd = terminal_rewards(g.outcome(), self.loss_reward)  # type: ignore[arg-type]
             reward += rx if self.side == "mr_x" else rd
         return self._observe(), reward, terminated, False, self._info()
-
-    def render(self) -> str | np.ndarray | None:
-        """The public position (the spectator's view): text for ``ansi`` (printed for
-        ``human``), an RGB image ``uint8[H, W, 3]`` for ``rgb_array`` (matplotlib, Agg)."""
-        if self.render_mode is None or not self._started:
-            return None
-        view = self.match.game.view("spectator")
-        if self.render_mode == "rgb_array":
-            from .render import BoardRenderer
-
-            if self._renderer is None:
-                self._renderer = BoardRenderer(self.rules.board)
-            return self._renderer.draw(view, self.match.selected)
-        text = render_text(view, self.match.selected)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Release the renderer's figure, if any."""
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
 
 
 class MrXEnv(_SideEnv):

@@ -197,7 +197,7 @@ class ScotlandYardState(pyspiel.State):  # type: ignore[misc]
         return json.dumps({"start": dict(self.match.game.start), "actions": self.actions})
 
     def __str__(self) -> str:
-        from .pettingzoo import render_text
+        from .render import render_text
 
         return render_text(self.match.game.view("spectator"), self.match.selected)
 

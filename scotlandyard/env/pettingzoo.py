@@ -56,12 +56,13 @@ from .common import (
 )
 from .encoding import Encoder, ObservationLayout
 from .match import Match
+from .render import RendersPosition
 
 _ZERO_MASK = np.zeros(N_ACTIONS, np.int8)
 _ZERO_MASK.flags.writeable = False
 
 
-class ScotlandYardAEC(AECEnv):
+class ScotlandYardAEC(RendersPosition, AECEnv):
     """Scotland Yard as a PettingZoo AEC environment (see the module doc and ``docs/env.md``).
 
     Rewards: at the end, +1 to every agent of the winning side and ``loss_reward`` (default
@@ -261,40 +262,6 @@ class ScotlandYardAEC(AECEnv):
     def describe_action(action: int) -> str:
         """A readable name of an action (``T92``, ``double B58+...``, ``pass``, ...)."""
         return describe_action(action)
-
-    def render(self) -> str | np.ndarray | None:
-        """The public position (the spectator's view): text for ``ansi`` (printed for
-        ``human``), an RGB image ``uint8[H, W, 3]`` for ``rgb_array``."""
-        if self.render_mode is None or not self._started:
-            return None
-        view = self.match.game.view("spectator")
-        if self.render_mode == "rgb_array":
-            from .render import BoardRenderer
-
-            if self._renderer is None:
-                self._renderer = BoardRenderer(self.rules.board)
-            return self._renderer.draw(view, self.match.selected)
-        text = render_text(view, self.match.selected)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Release the renderer's figure, if any."""
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
-
-
-def render_text(view: PlayerView, selected: str | None) -> str:
-    """A few lines describing the public position of ``view``."""
-    lines = [f"round {view.round}, " + (f"{selected} to act" if selected else
-                                         (view.outcome.describe() if view.outcome else ""))]
-    lines.append("  " + "  ".join(f"{p}@{s}" for p, s in view.stations.items()))
-    lines.append("  log: " + " ".join(view.public_log()))
-    lines.append(f"  Mr X may be on {len(view.possible)} stations")
-    return "\n".join(lines)
 
 
 def aec_env(rules: Rules | str | None = None, *, shaping: float = 0.0, loss_reward: float = -1.0,

@@ -21,6 +21,49 @@ _LINE = {Transport.TAXI: ("#d9b53a", 0.6), Transport.BUS: ("#3a9d5d", 1.0),
 _PIECE_COLOURS = ("#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
 
 
+def render_text(view: PlayerView, selected: str | None) -> str:
+    """A few lines describing the public position of ``view``."""
+    lines = [f"round {view.round}, " + (f"{selected} to act" if selected else
+                                         (view.outcome.describe() if view.outcome else ""))]
+    lines.append("  " + "  ".join(f"{p}@{s}" for p, s in view.stations.items()))
+    lines.append("  log: " + " ".join(view.public_log()))
+    lines.append(f"  Mr X may be on {len(view.possible)} stations")
+    return "\n".join(lines)
+
+
+class RendersPosition:
+    """``render()`` and ``close()`` for the envs (they have ``match``, ``rules``,
+    ``render_mode``, ``_started`` and ``_renderer``)."""
+
+    match: Any
+    rules: Any
+    render_mode: str | None
+    _started: bool
+    _renderer: Any
+
+    def render(self) -> str | np.ndarray | None:
+        """The public position (the spectator's view): text for ``ansi`` (printed for
+        ``human``), an RGB image ``uint8[H, W, 3]`` for ``rgb_array`` (matplotlib, Agg)."""
+        if self.render_mode is None or not self._started:
+            return None
+        view = self.match.game.view("spectator")
+        if self.render_mode == "rgb_array":
+            if self._renderer is None:
+                self._renderer = BoardRenderer(self.rules.board)
+            return self._renderer.draw(view, self.match.selected)  # type: ignore[no-any-return]
+        text = render_text(view, self.match.selected)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Release the renderer's figure, if any."""
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+
 class BoardRenderer:
     """Draws positions of one board; the lines and stations are drawn once, the pieces on
     every :meth:`draw`."""
