@@ -1,7 +1,8 @@
 """Load test of the game server: N concurrent games played by bots over WebSockets.
 
 Starts ``python -m scotlandyard.server`` as a subprocess on 127.0.0.1 (a fresh temporary
-database, ``--ai-delay 0``), creates games whose every seat is human, and plays them with bots:
+database, ``--ai-delay 0 --no-limits``: every bot comes from one address), creates games whose
+every seat is human, and plays them with bots:
 per game one socket for Mr X, one for the detectives (they move) and one spectator (it only
 watches), so the server does the work of real players: check, commit to SQLite, and send each
 socket its own view. A finished game is replaced by a new one, so N games stay in play.
@@ -284,7 +285,7 @@ def main() -> None:
         logs.append((workdir / f"server{w}.log").open("wb"))
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db", db,
-             "--ai-delay", "0"], cwd=workdir, stdout=logs[-1], stderr=subprocess.STDOUT))
+             "--ai-delay", "0", "--no-limits"], cwd=workdir, stdout=logs[-1], stderr=subprocess.STDOUT))
     base = bases[0]
     pids = [p.pid for p in procs]
     try:
