@@ -84,5 +84,5 @@ def test_the_v1_pool_is_fixed() -> None:
     assert [(m.label, m.agent, m.options) for m in POOL_V1] == [
         ("random", "random", {}), ("heuristic", "heuristic", {}), ("lookahead", "lookahead", {}),
         ("easy", "easy", {}), ("medium", "medium", {}), ("hard", "hard", {}),
-        ("mcts-200", "mcts", {"playouts": 200}), ("mcts-2000", "mcts", {"playouts": 2000})]
+        ("nw-200", "nw", {"playouts": 200}), ("nw-2000", "nw", {"playouts": 2000})]
     assert ELO == pytest.approx(173.7178, abs=1e-3)

@@ -14,7 +14,7 @@ from . import STRONGEST, generate, summary
 def dataset(
     out: Annotated[Path, typer.Option(help="Dataset folder (resumed if it exists).")] = Path("runs/games"),
     games: Annotated[int, typer.Option(min=1, help="Games to generate.")] = 10_000,
-    mr_x: Annotated[str, typer.Option("--mr-x", help="Mr X's agent (default: the paper's MCTS, "
+    mr_x: Annotated[str, typer.Option("--mr-x", help="Mr X's agent (default: the package's MCTS, "
                                                      "2,000 iterations a move).")] = STRONGEST[0],
     detectives: Annotated[str, typer.Option(help="The detectives' agent (default as Mr X).")] = STRONGEST[0],
     preset: Annotated[str, typer.Option(help="Rule preset.")] = "classic",

@@ -54,16 +54,15 @@ POOL_V1: tuple[Member, ...] = (
     Member("heuristic", "heuristic", note="Mr X mcd (farthest from the nearest hunter), detectives mtd"),
     Member("lookahead", "lookahead", note="Mr X paranoid alpha-beta, detectives expectimax"),
     Member("easy", "easy", note="level easy (mcd / cal with random moves)"),
-    Member("medium", "medium", note="level medium (MCTS 1,000 iterations, at most 2 s)"),
-    Member("hard", "hard", note="level hard (MCTS 50,000 iterations, at most 3 s: machine-dependent)"),
-    Member("mcts-200", "mcts", {"playouts": 200},
-           note="Nijssen-Winands MCTS, the paper's settings, 200 iterations a move"),
-    Member("mcts-2000", "mcts", {"playouts": 2000},
-           note="Nijssen-Winands MCTS, the paper's settings, 2,000 iterations a move"),
+    Member("medium", "medium", note="level medium (scotlandyard.ai LEVELS: MCTS, best settings)"),
+    Member("hard", "hard", note="level hard (scotlandyard.ai LEVELS; time-capped, so machine-dependent)"),
+    Member("nw-200", "nw", {"playouts": 200},
+           note="the frozen Nijssen-Winands baseline (the paper's settings), 200 iterations a move"),
+    Member("nw-2000", "nw", {"playouts": 2000},
+           note="the frozen Nijssen-Winands baseline (the paper's settings), 2,000 iterations a move"),
 )
-"""The v1 pool. ``nw`` (the frozen Nijssen-Winands agent) was not on main when v1 was
-fixed, so the paper's MCTS is in as ``mcts`` with its default (the paper's) settings at two
-fixed iteration budgets."""
+"""The v1 pool: ``nw`` is the frozen Nijssen-Winands agent (``scotlandyard.ai``), at two
+fixed iteration budgets; the levels are pinned by name."""
 
 
 @dataclass(frozen=True)
