@@ -8,30 +8,25 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .limits import TokenBucket
 from .tokens import Role
 
 MAX_QUEUED_FRAMES = 512
 """A connection that falls this far behind is closed (a stalled client must not hold memory)."""
 
 
-class RateLimit:
-    """A token bucket: ``rate`` messages a second on average, bursts of ``burst``."""
+class RateLimit(TokenBucket):
+    """A socket's message budget: ``rate`` messages a second on average, bursts of ``burst``."""
 
     def __init__(self, rate: float = 20.0, burst: float = 40.0) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.level = burst
-        self.last = time.monotonic()
+        """A full bucket."""
+        super().__init__(rate, burst)
         self.refused = 0   # refused in a row (the first one gets an error frame)
         self.strikes = 0   # +1 per refused, -1 per allowed message: a sustained flood grows it
 
     def allow(self) -> bool:
         """Take one message from the bucket; False if it is empty."""
-        now = time.monotonic()
-        self.level = min(self.burst, self.level + (now - self.last) * self.rate)
-        self.last = now
-        if self.level >= 1.0:
-            self.level -= 1.0
+        if self.take() == 0.0:
             self.refused = 0
             self.strikes = max(0, self.strikes - 1)
             return True
