@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from .conftest import running_server
-from .helpers import GAME, create_game, mr_x_on_board, targets
+from .helpers import GAME, create_game, mr_x_on_board, play_first_legal, targets
 
 pytestmark = pytest.mark.browser
 AI = {"kind": "ai", "agent": "random"}
@@ -202,3 +202,9 @@ def test_takeback_against_the_computer(lobby_server: str, new_page: Any) -> None
     page.wait_for_selector(f"{GAME}[data-version='0'][data-my-turn='1']")
     assert page.locator("#travel-log li.filled").count() == 0
     assert page.locator("#commit-count").inner_text() == "0"
+    # the seal of the slot taken back is forgotten; the one filled again is the one kept
+    play_first_legal(page)
+    seals = page.evaluate(f"JSON.parse(localStorage.getItem('sy.seals.{g['game_id']}'))")
+    state = httpx.get(f"{lobby_server}/api/games/{g['game_id']}/state",
+                      params={"token": g["tokens"]["X"]}).json()
+    assert seals == {str(c["slot"]): c["hash"] for c in state["commitments"]}

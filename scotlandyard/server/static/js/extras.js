@@ -56,6 +56,7 @@ export class GameExtras {
 
   /** Before game.js handles `msg`: a loss on time is shown as the end of the game. */
   before(msg) {
+    if (msg.type === "state" && this.takenBack) this.forgetSeals(msg);
     if (msg.type !== "state" || !msg.adjudication || msg.view.outcome) return;
     const adj = msg.adjudication;
     msg.view.outcome = { winner: adj.winner, reason: "time", round: adj.round, piece: null };
@@ -64,6 +65,21 @@ export class GameExtras {
     for (const e of msg.view.log) if (bySlot.has(e.slot)) e.station = bySlot.get(e.slot);
     msg.view.all_shown = true;
     msg.view.legal_moves = [];
+  }
+
+  /** After a takeback: forget the seals of the log slots undone (here and in the local
+   * storage of verify.js firstSeen), so that the slots filled again are checked against
+   * their new seals; the seals of the slots kept stay as first seen. */
+  forgetSeals(msg) {
+    this.takenBack = false;
+    const keep = new Set((msg.commitments || []).map((c) => c.slot));
+    for (const slot of [...this.page.seen.keys()]) if (!keep.has(slot)) this.page.seen.delete(slot);
+    const key = `sy.seals.${this.page.gameId}`;
+    try {
+      const kept = JSON.parse(localStorage.getItem(key) || "{}") || {};
+      for (const slot of Object.keys(kept)) if (!keep.has(Number(slot))) delete kept[slot];
+      localStorage.setItem(key, JSON.stringify(kept));
+    } catch (_) { /* storage off: nothing kept */ }
   }
 
   /** After game.js handled `msg`. */
@@ -81,7 +97,7 @@ export class GameExtras {
     } else if (msg.type === "chat") {
       this.chat.add([msg.message]);
     } else if (msg.type === "notice") {
-      if (msg.code === "takeback") page.seen.clear(); // the undone slots get new seals
+      if (msg.code === "takeback") this.takenBack = true; // the undone slots get new seals
       const text = msg.code === "timeout_ai" ? t("notice.timeout_ai", { piece: pieceName(msg.piece) })
         : msg.code === "timeout_lost" ? t("notice.timeout_lost")
           : t("notice.takeback");
