@@ -71,8 +71,9 @@ MAX_RECORD_BYTES = 1 << 20
 MAX_RECORD_CHARS = MAX_RECORD_BYTES
 MAX_JSON_DEPTH = 8
 """The deepest JSON nesting a record has is 3 (``rules`` -> a list); more is refused."""
-MAX_NUMBER_DIGITS = 19
-"""The longest number in a record: a seed (< 2**63); stations and rounds are short."""
+MAX_NUMBER_DIGITS = 20
+"""The longest number in a record: a seed (< 2**64: the arena's seeds are 64-bit, up to 20
+digits); stations and rounds are short."""
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_NUMBER_DIGITS + 1},}}")
 
 
