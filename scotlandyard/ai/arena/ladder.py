@@ -137,7 +137,7 @@ class LadderResult:
         order = sorted(self.members, key=lambda m: -self.ratings[m.label]["overall"])
         for m in order:
             r, iv = self.ratings[m.label], self.intervals[m.label]
-            cells = [f"{r[k] + 0.0:.0f} [{iv[k][0] + 0.0:.0f}, {iv[k][1] + 0.0:.0f}]"
+            cells = [f"{round(r[k])} [{round(iv[k][0])}, {round(iv[k][1])}]"
                      for k in ("overall", "mr_x", "detectives")]
             lines.append(f"| {m.label} | " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
