@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Literal
+from functools import cache
+from typing import Literal, NamedTuple
 
 from .board import Board, bits_to_set, iter_bits, london
 from .move import (
-    _DOUBLES,
     _SINGLES,
     DETECTIVE_IDS,
     MR_X,
@@ -42,6 +42,76 @@ TAXI, BUS, UNDERGROUND, BLACK, DOUBLE = 0, 1, 2, 3, 4
 _TBU = (0, 1, 2)
 
 
+class Undo(NamedTuple):
+    """What :meth:`Game.pop` needs to unmake one move (the state before it)."""
+
+    piece: int          # index of the piece that moved
+    turn: int
+    moved: int
+    round: int
+    belief: int
+    outcome: Outcome | None
+    take: int
+    station: int        # the moving piece's station before the move
+
+
+_Rows = tuple[tuple[tuple[tuple[Move, ...], ...], tuple[tuple[int, ...], ...]], ...]
+_new_undo = tuple.__new__  # Undo(...) through tuple.__new__: the same value, without the
+                           # Python-level __new__ of a NamedTuple (make/unmake is hot)
+
+
+@cache
+def _single_rows(board: str, piece: str | None) -> _Rows:
+    """Per ticket 0..3 (3: black, any line): for each station, its one-step moves (naming
+    ``piece`` where the order is free) and their destinations, in ``legal_moves()`` order."""
+    b = london(board)  # type: ignore[arg-type]
+    rows = _SINGLES if piece is None else piece_singles(piece)
+    out = []
+    for t in range(4):
+        dests = [tuple(b.neighbours[t][s]) if t < 3 else tuple(iter_bits(b.masks[4][s]))
+                 if s else () for s in range(200)]
+        out.append((tuple(tuple(rows[t][d] for d in ds) for ds in dests), tuple(dests)))
+    return tuple(out)
+
+
+@cache
+def _hunter_rows(board: str) -> tuple[tuple[tuple[Move, ...], int], ...]:
+    """Per station: every one-step taxi, bus and underground move (in ``legal_moves()``
+    order) and their destinations as a bitmask, for a piece that holds all three tickets."""
+    singles = _single_rows(board, None)
+    out = []
+    for s in range(200):
+        moves = singles[0][0][s] + singles[1][0][s] + singles[2][0][s]
+        mask = 0
+        for d in singles[0][1][s] + singles[1][1][s] + singles[2][1][s]:
+            mask |= 1 << d
+        out.append((moves, mask))
+    return tuple(out)
+
+
+@cache
+def _double_rows(board: str) -> dict[int, tuple[tuple[Move, ...], tuple[int, ...], int]]:
+    """``(t1 * 200 + d1) * 4 + t2`` -> the double moves ``t1 d1 + t2 d2`` (every d2 one line
+    of ``t2`` from d1; black: any line), their d2s and the d2s as a bitmask."""
+    singles = _single_rows(board, None)
+    out = {}
+    for t1 in range(4):
+        for d1 in range(1, 200):
+            for t2 in range(4):
+                dests = singles[t2][1][d1]
+                mask = 0
+                for d in dests:
+                    mask |= 1 << d
+                out[(t1 * 200 + d1) * 4 + t2] = (
+                    tuple(Move.double(t1, d1, t2, d2) for d2 in dests), dests, mask)
+            # key -1 - (t1 * 200 + d1): every second step, for a supply that has them all
+            parts = [out[(t1 * 200 + d1) * 4 + t2] for t2 in range(4)]
+            out[-1 - (t1 * 200 + d1)] = (sum((q[0] for q in parts), ()),
+                                         sum((q[1] for q in parts), ()),
+                                         parts[0][2] | parts[1][2] | parts[2][2] | parts[3][2])
+    return out
+
+
 class IllegalMove(ValueError):
     """A move that the rules do not allow; the message names the rule (``R-...``)."""
 
@@ -63,6 +133,7 @@ class Game:
         "_round", "_turn", "_moved", "_log", "_take", "_outcome", "_belief", "_history",
         "_undo", "_start", "_start_belief", "_unlimited", "_handover", "_free", "_reveal",
         "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed", "_viewcache",
+        "_rows", "_drows", "_witness", "_hrows",
     )
 
     # ---- construction ----------------------------------------------------------------------
@@ -101,6 +172,10 @@ class Game:
         self._last_round = rules.last_round
         self._nb = self.board.neighbours
         self._masks = self.board.masks
+        self._rows = _single_rows(rules.board, None)
+        self._drows: dict[int, tuple[tuple[Move, ...], tuple[int, ...], int]] | None = None
+        self._hrows = _hunter_rows(rules.board)
+        self._witness = (0, 0, 0)  # (detective, ticket, station): a move that was legal
         self._occ = 0
         for i in range(1, self._n):
             self._occ |= 1 << self._pos[i]
@@ -111,7 +186,7 @@ class Game:
         self._take = 0
         self._log: list[LogEntry] = []
         self._history: list[tuple[int, Move, int]] = []
-        self._undo: list[tuple] = []
+        self._undo: list[Undo] = []
         self._viewcache: dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]] = {
             False: [], True: []}
         self._outcome: Outcome | None = None
@@ -402,33 +477,36 @@ class Game:
         for i in range(1, self._n):
             if not (moved >> i) & 1:
                 pid = self._ids[i]
-                ms = self._hunter_moves(i, piece_singles(pid))
+                ms = self._hunter_moves(i, _single_rows(self.rules.board, pid))
                 if ms:
                     out.extend(ms)
                 else:
                     stuck.append(pid)
         return out if out else [Move.pass_(pid) for pid in stuck]
 
-    def _hunter_moves(self, i: int, rows: list[list[Move]] = _SINGLES) -> list[Move]:
+    def _hunter_moves(self, i: int, rows: _Rows | None = None) -> list[Move]:
+        """Hunter ``i``'s moves (from the board's precomputed rows: a row whose stations are
+        all free is taken whole)."""
         p = self._pos[i]
         occ = self._occ
         si = self._sup_of[i]
-        nb = self._nb
-        out = []
-        if si < 0:
-            for t in _TBU:
-                row = rows[t]
-                for d in nb[t][p]:
-                    if not (occ >> d) & 1:
-                        out.append(row[d])
-        else:
-            sup = self._sup[si]
-            for t in _TBU:
-                if sup[t]:
-                    row = rows[t]
-                    for d in nb[t][p]:
-                        if not (occ >> d) & 1:
-                            out.append(row[d])
+        sup = self._sup[si] if si >= 0 else None
+        if rows is None:
+            if sup is None or (sup[0] and sup[1] and sup[2]):
+                moves, mask = self._hrows[p]
+                if not mask & occ:
+                    return list(moves)
+            rows = self._rows
+        masks = self._masks
+        out: list[Move] = []
+        for t in _TBU:
+            if sup is not None and not sup[t]:
+                continue
+            if masks[t][p] & occ:
+                out.extend([m for m, d in zip(rows[t][0][p], rows[t][1][p], strict=True)
+                            if not (occ >> d) & 1])
+            else:
+                out.extend(rows[t][0][p])
         return out
 
     def _mr_x_singles(self, at: int, sup: list[int], occ: int) -> list[tuple[int, int]]:
@@ -449,23 +527,49 @@ class Game:
         sup = self._sup[0]
         occ = self._occ
         x = self._pos[0]
-        singles = self._mr_x_singles(x, sup, occ)
-        out = [_SINGLES[t][d] for t, d in singles]
+        rows = self._rows
+        masks = self._masks
+        unlimited = self._unlimited
+        out: list[Move] = []
+        for t in (TAXI, BUS, UNDERGROUND, BLACK):
+            if not (sup[t] or (unlimited and t != BLACK)):
+                continue
+            if masks[4 if t == BLACK else t][x] & occ:
+                out.extend([m for m, d in zip(rows[t][0][x], rows[t][1][x], strict=True)
+                            if not (occ >> d) & 1])
+            else:
+                out.extend(rows[t][0][x])
+        singles = list(out)
         slot = len(self._log) + 1
         if self.rules.extra_reveal and slot not in self._reveal:
-            out.extend(Move.parse(f"{m.notation()}!") for m in list(out))
+            out.extend(Move.parse(f"{m.notation()}!") for m in singles)
         if sup[DOUBLE] and slot + 1 <= self._slots and singles:
-            unlimited = self._unlimited
-            get = _DOUBLES.get
-            double = Move.double
-            for t1, d1 in singles:
+            drows = self._drows
+            if drows is None:
+                drows = self._drows = _double_rows(self.rules.board)
+            for m in singles:
+                t1: int = m.ticket  # type: ignore[assignment]
                 spend = not unlimited or t1 == BLACK
                 if spend:
                     sup[t1] -= 1
-                base = (t1 * 200 + d1) * 4
-                for t2, d2 in self._mr_x_singles(d1, sup, occ):
-                    m = get((base + t2) * 200 + d2)
-                    out.append(m if m is not None else double(t1, d1, t2, d2))
+                first = t1 * 200 + m.to  # type: ignore[operator]
+                if sup[3] and (unlimited or (sup[0] and sup[1] and sup[2])):
+                    mv, ds, mask = drows[-1 - first]
+                    if not mask & occ:
+                        out.extend(mv)
+                        if spend:
+                            sup[t1] += 1
+                        continue
+                base = first * 4
+                for t2 in (TAXI, BUS, UNDERGROUND, BLACK):
+                    if not (sup[t2] or (unlimited and t2 != BLACK)):
+                        continue
+                    mv, ds, mask = drows[base + t2]
+                    if mask & occ:
+                        out.extend([mm for mm, d in zip(mv, ds, strict=True)
+                                    if not (occ >> d) & 1])
+                    else:
+                        out.extend(mv)
                 if spend:
                     sup[t1] += 1
         return out
@@ -617,12 +721,77 @@ class Game:
     def push(self, move: Move | str) -> None:
         """Make ``move`` (a :class:`Move` or notation). Raises :class:`IllegalMove` naming the
         rule if it is not legal now; the game is then unchanged."""
-        if isinstance(move, str):
+        if type(move) is not Move and isinstance(move, str):
             move = Move.parse(move)
-        why = self.why_illegal(move)
-        if why is not None:
-            raise IllegalMove(why)
+        t = self._turn
+        if t and not self._free and self._outcome is None and type(move) is Move:
+            # the commonest move, a piece's step in the fixed order: checked here, exactly
+            tk = move.ticket
+            if tk is not None and tk < 3 and move.piece is None and move.ticket2 is None \
+                    and move.take_from is None and not move.reveal:
+                d: int = move.to  # type: ignore[assignment]
+                p = self._pos[t]
+                if (self._masks[tk][p] >> d) & 1 and not (self._occ >> d) & 1:
+                    si = self._sup_of[t]
+                    if si < 0 or self._sup[si][tk] > 0:
+                        self._push_hunter(t, move)
+                        return
+        if not self._plainly_legal(move):
+            why = self.why_illegal(move)
+            if why is not None:
+                raise IllegalMove(why)
         self._push(move)
+
+    def _plainly_legal(self, move: Move) -> bool:
+        """A quick exact test for the commonest moves: a detective's or police piece's
+        single step (fixed or free order), Mr X's single or double move. True only if
+        ``move`` is legal; False means "ask :meth:`why_illegal`" (every other kind of move:
+        passes, takes, reveals; and every illegal one)."""
+        t = self._turn
+        if self._outcome is not None or type(move) is not Move or move.take_from is not None \
+                or move.reveal:
+            return False
+        tk = move.ticket
+        if t == 0:
+            return self._plainly_legal_mr_x(move)
+        if tk is None or tk > 2 or move.ticket2 is not None:
+            return False
+        piece = move.piece
+        if piece is not None:
+            i = self._index.get(piece, 0)
+            if i == 0 or (not self._free and i != t) or (self._moved >> i) & 1:
+                return False
+        else:
+            i = t
+        d = move.to
+        p = self._pos[i]
+        if not (self._masks[tk][p] >> d) & 1 or (self._occ >> d) & 1:  # type: ignore[operator]
+            return False
+        si = self._sup_of[i]
+        return si < 0 or self._sup[si][tk] > 0
+
+    def _plainly_legal_mr_x(self, move: Move) -> bool:
+        if self._take or move.piece not in (None, MR_X):
+            return False
+        tk, d, tk2 = move.ticket, move.to, move.ticket2
+        if tk is None or tk > 3:
+            return False
+        masks = self._masks
+        occ = self._occ
+        sup = self._sup[0]
+        unlimited = self._unlimited
+        if not (masks[4 if tk == 3 else tk][self._pos[0]] >> d) & 1 or (occ >> d) & 1:  # type: ignore[operator]
+            return False
+        if (tk == 3 or not unlimited) and sup[tk] <= 0:
+            return False
+        if tk2 is None:
+            return True
+        d2 = move.to2
+        if tk2 > 3 or not sup[DOUBLE] or len(self._log) + 2 > self._slots:
+            return False
+        if not (masks[4 if tk2 == 3 else tk2][d] >> d2) & 1 or (occ >> d2) & 1:  # type: ignore[index, operator]
+            return False
+        return not (tk2 == 3 or not unlimited) or sup[tk2] > (1 if tk2 == tk else 0)
 
     def _push(self, move: Move) -> None:
         """Make a move already known to be legal."""
@@ -635,21 +804,68 @@ class Game:
                 move = move.with_piece(self._ids[i])  # records name the piece in free order
         else:
             i = t
-        undo = (i, self._turn, self._moved, self._round, self._belief, self._outcome, self._take,
-                self._pos[i])
+        if i != 0:
+            self._push_hunter(i, move)
+            return
+        undo: Undo = _new_undo(Undo, (0, t, self._moved, self._round, self._belief,
+                                      self._outcome, self._take, self._pos[0]))
         self._undo.append(undo)
-        if i == 0:
-            if move.take_from is not None:
-                self._do_take(move)
-            else:
-                self._do_mr_x(move)
+        if move.take_from is not None:
+            self._do_take(move)
         else:
-            self._do_hunter(i, move)
-        self._history.append((i, move, undo[3]))
+            self._do_mr_x(move)
+        self._history.append((0, move, undo.round))
         if self._outcome is None:
-            self._outcome = self._check_end(undo[3])
+            self._outcome = self._check_end(undo.round)
             if self._outcome is not None and self._outcome.reason == "detectives_stuck":
                 self._round = self._outcome.round  # the game ended in the round of that move
+
+    def _push_hunter(self, i: int, move: Move) -> None:
+        """Make hunter ``i``'s legal move (a step or a pass), then the R-END checks."""
+        rnd = self._round
+        pos = self._pos
+        self._undo.append(_new_undo(Undo, (i, self._turn, self._moved, rnd, self._belief,
+                                           None, self._take, pos[i])))
+        self._history.append((i, move, rnd))
+        tk = move.ticket
+        if tk is not None:
+            d: int = move.to  # type: ignore[assignment]
+            si = self._sup_of[i]
+            if si >= 0:
+                self._sup[si][tk] -= 1
+                if self._handover and not self._unlimited:
+                    self._sup[0][tk] += 1
+            self._occ = (self._occ & ~(1 << pos[i])) | (1 << d)
+            pos[i] = d
+            if d == pos[0]:
+                self._belief = 1 << d
+                self._outcome = Outcome(Winner.DETECTIVES, Reason.CAUGHT, rnd, self._ids[i])
+                return
+            self._belief &= ~(1 << d)
+        moved = self._moved | (1 << i)
+        if moved == self._hunters_mask:
+            if rnd >= self._last_round:
+                self._moved = moved
+                self._outcome = Outcome(Winner.MR_X, Reason.SURVIVED, rnd)
+                return
+            self._round = rnd + 1
+            self._turn = 0
+            self._moved = 0
+        else:
+            self._moved = moved
+            if self._free:
+                j = 1
+                while (moved >> j) & 1:
+                    j += 1
+                self._turn = j
+            else:
+                self._turn = i + 1
+        # R-END (3) and (4), as _check_end
+        if self._detectives_stuck():
+            self._outcome = Outcome(Winner.MR_X, Reason.DETECTIVES_STUCK, rnd)
+            self._round = rnd  # the game ended in the round of that move
+        elif self._turn == 0 and not self._take and not self._mr_x_can_move():
+            self._outcome = Outcome(Winner.DETECTIVES, Reason.CORNERED, self._round)
 
     def _do_mr_x(self, move: Move) -> None:
         sup = self._sup[0]
@@ -696,38 +912,6 @@ class Game:
         self._turn = 1
         self._moved = 0
 
-    def _do_hunter(self, i: int, move: Move) -> None:
-        if move.ticket is not None:
-            d = move.to
-            tk = move.ticket
-            si = self._sup_of[i]
-            if si >= 0:
-                self._sup[si][tk] -= 1
-                if self._handover and not self._unlimited:
-                    self._sup[0][tk] += 1
-            self._occ = (self._occ & ~(1 << self._pos[i])) | (1 << d)  # type: ignore[operator]
-            self._pos[i] = d  # type: ignore[assignment]
-            if d == self._pos[0]:
-                self._belief = 1 << d
-                self._outcome = Outcome(Winner.DETECTIVES, Reason.CAUGHT, self._round, self._ids[i])
-                return
-            self._belief &= ~(1 << d)  # type: ignore[operator]
-        self._moved |= 1 << i
-        if self._moved == self._hunters_mask:
-            if self._round >= self._last_round:
-                self._outcome = Outcome(Winner.MR_X, Reason.SURVIVED, self._round)
-                return
-            self._round += 1
-            self._turn = 0
-            self._moved = 0
-        elif self._free:
-            j = 1
-            while (self._moved >> j) & 1:
-                j += 1
-            self._turn = j
-        else:
-            self._turn = i + 1
-
     def _check_end(self, move_round: int | None = None) -> Outcome | None:
         """R-END checks after a move (made in ``move_round``): (3) detectives stuck, (4) Mr X
         cornered. (1) caught and (2) survived are decided while the move is made."""
@@ -741,12 +925,32 @@ class Game:
         """R-END (3): no detective piece has a legal move, police treated as absent (they
         neither move for the detectives nor block them). With ``police_keep_hunting`` the
         police count as hunters (and blockers) too."""
-        if self.rules.police_keep_hunting:
-            return not any(self._can_move(i) for i in range(1, self._n))
         occ = self._occ
-        for i in range(self._nd + 1, self._n):
-            occ &= ~(1 << self._pos[i])
-        return not any(self._can_move(i, occ) for i in range(1, self._nd + 1))
+        pos = self._pos
+        if self.rules.police_keep_hunting:
+            last = self._n
+        else:
+            last = self._nd + 1
+            for i in range(last, self._n):
+                occ &= ~(1 << pos[i])
+        masks = self._masks
+        # the witness of the last check: if that move is still legal, some detective can move
+        k, t, d = self._witness
+        if 0 < k < last and not (occ >> d) & 1 and (masks[t][pos[k]] >> d) & 1:
+            sk = self._sup_of[k]
+            if sk < 0 or self._sup[sk][t]:
+                return False
+        for i in range(1, last):
+            p = pos[i]
+            si = self._sup_of[i]
+            sup = self._sup[si] if si >= 0 else None
+            for t in _TBU:
+                if sup is None or sup[t]:
+                    free = masks[t][p] & ~occ
+                    if free:
+                        self._witness = (i, t, (free & -free).bit_length() - 1)
+                        return False
+        return True
 
     def pop(self) -> Move:
         """Unmake the last move and return it."""

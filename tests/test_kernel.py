@@ -181,3 +181,14 @@ def test_a_case_writes_back_to_the_same_text() -> None:
     for _, case in CASES:
         again = parse_perft(case.to_text())[0]
         assert again == case
+
+
+def test_random_games_in_the_kernel_are_the_same_on_both_paths() -> None:
+    from scotlandyard.kernel import random_games
+
+    rules = Rules.classic()
+    wins, moves = random_games(rules, 40, seed=3, fast=False)
+    assert (wins, moves) == random_games(rules, 40, seed=3, fast=True)
+    assert 0 < wins < 40 and 40 * 30 < moves < 40 * 200  # full games: rounds of 6 moves
+    with pytest.raises(ValueError, match="shared start deck"):
+        random_games(Rules.new_edition(), 1)

@@ -16,9 +16,11 @@ from .position import (
     UnsupportedRules,
     check_rules,
     game_facts,
+    random_games,
 )
 
 __all__ = [
     "SUPPORTED_SETTINGS", "Facts", "PerftCase", "PerftFormatError", "Position",
-    "UnsupportedRules", "check_rules", "game_facts", "game_perft", "parse_perft", "read_perft",
+    "UnsupportedRules", "check_rules", "game_facts", "game_perft", "parse_perft", "random_games",
+    "read_perft",
 ]

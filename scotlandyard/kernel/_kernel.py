@@ -14,7 +14,8 @@ legal for the core engine (tests replay many of them through ``Game.push``).
 Layouts (all offsets are module constants):
 
 - a **state** ``st`` (ST_LEN ints): piece stations, ticket supplies, round, turn, pieces moved,
-  log length, pending take, outcome, and Mr X's possible locations as 0/1 per station;
+  log length, pending take, outcome, Mr X's possible locations as 0/1 per station (and as a
+  list), the hunters' stations as 0/1 per station;
 - the **rules** ``ru``: unlimited tickets, handover, free order, log slots, last round, reveal flags;
 - the **board** ``bd``: neighbour tables per transport, the black-ticket (any line, ferry too)
   neighbour table, the detectives' distance table, taxi-only station flags;
@@ -43,10 +44,11 @@ ST_OUT = 49       # outcome (OUT_*)
 ST_CAPT = 50      # the piece that caught Mr X
 ST_BLN = 51       # entries in the possible-location list
 ST_BEL = 56       # 200 flags: possible locations of Mr X (R-BELIEF); the truth
-ST_TMP = 256      # 200 scratch flags, kept all zero between uses
-ST_BL = 456       # list of possible locations (an entry whose flag is 0 is stale)
-ST_TMPL = 656     # scratch list
-ST_LEN = 856
+ST_OCC = 256      # 200 flags: stations held by a detective or police piece
+ST_TMP = 456      # 200 scratch flags, kept all zero between uses
+ST_BL = 656       # list of possible locations (an entry whose flag is 0 is stale)
+ST_TMPL = 856     # scratch list
+ST_LEN = 1056
 
 OUT_NONE = 0
 OUT_SURVIVED = 1
@@ -167,11 +169,7 @@ def encode(piece, t1, d1, t2, d2):
 
 def occupied(st, s):
     """True if a detective or police piece stands on ``s``."""
-    n = st[ST_N]
-    for i in range(1, n):
-        if st[ST_POS + i] == s:
-            return True
-    return False
+    return st[ST_OCC + s] != 0
 
 
 def occupied_by_detective(st, s):
@@ -671,6 +669,8 @@ def apply_move(st, ru, bd, code):
                 st[ST_SUP + si * 5 + t1] -= 1
                 if ru[RU_HAND] != 0 and ru[RU_UNL] == 0:
                     st[ST_SUP + t1] += 1
+            st[ST_OCC + st[ST_POS + i]] = 0
+            st[ST_OCC + d1] = 1
             st[ST_POS + i] = d1
             if d1 == st[ST_POS]:
                 set_belief_single(st, d1)
@@ -699,6 +699,40 @@ def apply_move(st, ru, bd, code):
         check_end(st, ru, bd)
         if st[ST_OUT] == OUT_STUCK:
             st[ST_ROUND] = move_round  # the game ends in the round of the move (R-END 3)
+
+
+def random_games(n, root, st, ru, bd, deck, rng, buf, sc, res):
+    """Play ``n`` games with uniformly random legal moves (every move of :func:`gen_legal`
+    equally likely, as ``rng.choice(game.legal_moves())``), each from start stations drawn
+    from the shared start ``deck`` (R-SETUP, classic) on the set-up ``root`` (its possible
+    locations empty); Mr X's possible locations are tracked throughout. res[0] += games Mr X won, res[1] += moves made."""
+    nd = len(deck)
+    npieces = root[ST_N]
+    for _ in range(n):
+        st[0:ST_TMP] = root[0:ST_TMP]
+        for j in range(npieces):  # partial Fisher-Yates: the first cards of a shuffled deck
+            k = j + rand_below(rng, nd - j)
+            c = deck[k]
+            deck[k] = deck[j]
+            deck[j] = c
+            st[ST_POS + j] = c
+            if j > 0:
+                st[ST_OCC + c] = 1
+        m = 0
+        for j in range(nd):
+            c = deck[j]
+            if not occupied(st, c):
+                st[ST_BEL + c] = 1
+                st[ST_BL + m] = c
+                m += 1
+        st[ST_BLN] = m
+        check_end(st, ru, bd)
+        while st[ST_OUT] == OUT_NONE:
+            k = gen_legal(st, ru, bd, buf, sc)
+            apply_move(st, ru, bd, buf[rand_below(rng, k)])
+            res[1] += 1
+        if st[ST_OUT] == OUT_SURVIVED or st[ST_OUT] == OUT_STUCK:
+            res[0] += 1
 
 
 # =================================================================================================

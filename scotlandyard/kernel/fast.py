@@ -38,7 +38,7 @@ _KERNEL_FUNCS = (
     "gen_moves", "mrx_step",
     "apply_move", "choose_mrx", "choose_hunter", "playout", "playout_many", "reward", "hkey",
     "selection_score", "backpropagate", "mcts_iterate",
-    "gen_legal", "next_take", "save_state", "load_state", "perft",
+    "gen_legal", "next_take", "save_state", "load_state", "perft", "random_games",
 )
 
 OUTCOMES = {
@@ -222,6 +222,8 @@ def state_of_game(game: Game, pending_take: str | None = None) -> list[int]:
     stations = game.stations
     for i, p in enumerate(ids):
         st[K.ST_POS + i] = stations[p]
+        if i > 0:
+            st[K.ST_OCC + stations[p]] = 1
     names = (Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND, Ticket.BLACK, Ticket.DOUBLE)
     xt = game.tickets(MR_X)
     for k, t in enumerate(names):

@@ -29,10 +29,21 @@ from ..game import Game, IllegalMove, Outcome
 from ..move import MR_X, Move, NotationError, Ticket
 from ..rules import Rules
 from . import _kernel as K
-from .fast import OUTCOMES, Kernel, board_table, decode, encode, kernel, rules_table, state_of_game
+from .fast import (
+    OUTCOMES,
+    Kernel,
+    _seed32,
+    board_table,
+    decode,
+    encode,
+    kernel,
+    rules_table,
+    state_of_game,
+)
 
 __all__ = [
     "Facts", "Position", "SUPPORTED_SETTINGS", "UnsupportedRules", "check_rules", "game_facts",
+    "random_games",
 ]
 
 
@@ -295,3 +306,25 @@ class Position:
     def __repr__(self) -> str:
         state = self.outcome().describe() if self.is_over() else f"{self.to_move} to move"  # type: ignore[union-attr]
         return f"<Position {self.rules.edition} round {self._get(K.ST_ROUND)}, {state}>"
+
+
+def random_games(rules: Rules, n: int, seed: int = 1, *, fast: bool = True) -> tuple[int, int]:
+    """Play ``n`` full games inside the kernel with uniformly random legal moves (each of
+    ``legal_moves()`` equally likely), start stations drawn from the rules' shared start deck,
+    Mr X's possible locations tracked: returns (Mr X's wins, moves made). For benchmarks and
+    statistics; the rules need a shared start deck (the classic set-up)."""
+    check_rules(rules)
+    if not rules.shared_start_deck or not rules.start_deck_detectives:
+        raise ValueError("random_games draws from a shared start deck (the classic set-up)")
+    kern = kernel(fast)
+    deck = list(rules.start_deck_detectives)
+    root = state_of_game(Game(rules, dict(zip(rules.pieces, deck, strict=False))))
+    for s in range(1, K.NS):
+        root[K.ST_BEL + s] = root[K.ST_OCC + s] = 0
+    root[K.ST_BLN] = 0
+    root[K.ST_OUT] = root[K.ST_CAPT] = 0
+    res = kern.ints(2)
+    kern.random_games(n, kern.ints(root), kern.ints(K.ST_LEN), kern.const(rules_table(rules)),
+                      kern.const(board_table(rules.board)), kern.ints(deck),
+                      kern.ints([_seed32(seed)]), kern.ints(K.BUF_LEN), kern.ints(K.SC_LEN), res)
+    return int(res[0]), int(res[1])
