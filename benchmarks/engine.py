@@ -1,12 +1,21 @@
-"""Engine speed: random full games per second, move generation and possible-location updates.
+"""Engine speed against the naive baseline, in the same run.
 
-Usage: python benchmarks/engine.py [--games 2000] [--repeat 3]
+Usage: python benchmarks/engine.py [--seconds 3] [--repeat 3] [--kernel-games 50000]
+                                   [--naive PATH]
 
-Classic rules, 5 detectives, full rules (double moves, black tickets, ticket hand-over),
-uniformly random legal moves, one core. Prints a table; each figure is the best of
-``--repeat`` runs. The baseline rows in the same run are the naive ways to do the same work
-(a set-based possible-location update, ``copy()`` instead of ``push``/``pop``), so the table
-says what the engine's design buys on this machine today.
+Classic rules, 5 detectives, uniformly random legal moves (each move of ``legal_moves()``
+equally likely), Mr X's possible locations tracked, full games from start cards drawn from the
+deck. Rows, each the best of ``--repeat`` runs, taken in turn so that a noisy machine hits them
+alike:
+
+- the baseline: ``../shared/bench/py_naive.py`` (a plain Python loop of the same rules, run as
+  a subprocess exactly as its README says; its RESULT line is read);
+- the public API: ``game.push(rng.choice(game.legal_moves()))`` until ``game.is_over()``;
+- the kernel (numba, one core): ``scotlandyard.kernel.random_games``;
+- BatchSim (``scotlandyard.env.BatchSim``, uniform random, moves and possible locations kept).
+
+Wall-clock figures (as py_naive reports them) and the process's CPU time per game are both
+printed: on a machine shared with other work, CPU time is the steadier of the two.
 """
 
 from __future__ import annotations
@@ -14,151 +23,115 @@ from __future__ import annotations
 import argparse
 import platform
 import random
+import re
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from scotlandyard import Game, Rules, london  # noqa: E402
+from scotlandyard import Game, Rules  # noqa: E402
 
 
-def best(fn, repeat: int) -> float:
-    """Best wall time of ``repeat`` calls of ``fn``."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+def find_naive(given: str | None) -> Path:
+    """The baseline script: --naive, or ../shared/bench/py_naive.py beside the checkout."""
+    cands = [Path(given)] if given else [ROOT.parent / "shared" / "bench" / "py_naive.py",
+                                         ROOT / "shared" / "bench" / "py_naive.py",
+                                         Path("/work/shared/bench/py_naive.py")]
+    for c in cands:
+        if c.exists():
+            return c
+    raise SystemExit("py_naive.py not found: give --naive PATH (../shared/bench/py_naive.py)")
 
 
-def random_games(rules: Rules, n: int, checked: bool = True) -> tuple[int, int]:
-    """Play ``n`` uniformly random games; return (games, moves)."""
-    moves = 0
-    for seed in range(n):
-        g = Game.new(rules, seed=seed)
-        rng = random.Random(seed)
-        push = g.push if checked else g._push
+def naive(path: Path, seconds: float) -> tuple[float, float]:
+    """(games/s wall, moves per game) of the naive loop, from its RESULT line."""
+    out = subprocess.run([sys.executable, str(path), "-s", str(seconds), "--seed", "1"],
+                         capture_output=True, text=True, check=True).stdout
+    line = next(x for x in out.splitlines() if x.startswith("RESULT"))
+    fields = dict(re.findall(r"(\w+)=([\d.]+)", line))
+    return float(fields["games_per_s"]), float(fields["avg_moves"])
+
+
+def public_api(rules: Rules, seconds: float, seed: int) -> tuple[float, float, float]:
+    """(games/s wall, games/s CPU, moves per game) of the public API loop."""
+    rng = random.Random(seed)
+    games = moves = 0
+    w0, c0 = time.perf_counter(), time.process_time()
+    while time.perf_counter() - w0 < seconds:
+        g = Game.new(rules, seed=rng.randrange(1 << 30))
         while not g.is_over():
-            ms = g.legal_moves()
-            push(ms[rng.randrange(len(ms))])
+            g.push(rng.choice(g.legal_moves()))
             moves += 1
-    return n, moves
+        games += 1
+    w, c = time.perf_counter() - w0, time.process_time() - c0
+    return games / w, games / c, moves / games
 
 
-def random_games_copy(rules: Rules, n: int) -> None:
-    """Baseline: the same games, but every move made on a fresh copy (no make/unmake)."""
-    for seed in range(n):
-        g = Game.new(rules, seed=seed)
-        rng = random.Random(seed)
-        while not g.is_over():
-            ms = g.legal_moves()
-            g = g.copy()
-            g.push(ms[rng.randrange(len(ms))])
+def kernel(rules: Rules, n: int, seed: int) -> tuple[float, float, float]:
+    """(games/s wall, games/s CPU, moves per game) of the kernel's random games."""
+    from scotlandyard.kernel import random_games
+
+    w0, c0 = time.perf_counter(), time.process_time()
+    _, moves = random_games(rules, n, seed)
+    w, c = time.perf_counter() - w0, time.process_time() - c0
+    return n / w, n / c, moves / n
 
 
-def collect_positions(rules: Rules, n: int) -> list[Game]:
-    """Positions met in random games, for the per-call timings."""
-    out = []
-    for seed in range(n):
-        g = Game.new(rules, seed=seed)
-        rng = random.Random(seed)
-        while not g.is_over():
-            out.append(g.copy())
-            ms = g.legal_moves()
-            g.push(ms[rng.randrange(len(ms))])
-    return out
+def batch(rules: Rules, n: int, seed: int) -> tuple[float, float]:
+    """(moves/s wall, moves/s CPU) of BatchSim, uniform random, recording everything."""
+    from scotlandyard.env import BatchSim
+
+    w0, c0 = time.perf_counter(), time.process_time()
+    sim = BatchSim(n, rules, seed=seed)
+    moves = sim.run()
+    return moves / (time.perf_counter() - w0), moves / (time.process_time() - c0)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=2000)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--kernel-games", type=int, default=50_000)
+    ap.add_argument("--batch-games", type=int, default=10_000)
+    ap.add_argument("--naive", default=None)
     args = ap.parse_args()
     rules = Rules.classic(detectives=5)
-    board = london("classic")
-    console = Console()
-    table = Table(title=f"scotlandyard engine — classic, 5 detectives, one core, Python {platform.python_version()}")
-    table.add_column("what")
-    table.add_column("figure", justify="right")
-    table.add_column("unit")
-    table.add_column("aim", justify="right")
+    path = find_naive(args.naive)
+    kernel(rules, 100, 0)  # compile (or load numba's cache) before timing
+    best: dict[str, list[float]] = {}
 
-    _, moves = random_games(rules, args.games)
-    t = best(lambda: random_games(rules, args.games), args.repeat)
-    table.add_row("random full games, game.push (validated)", f"{args.games / t:,.0f}", "games/s", "≥ 2,000")
-    table.add_row("  moves per game (mean)", f"{moves / args.games:.1f}", "moves", "")
-    t2 = best(lambda: random_games(rules, args.games, checked=False), args.repeat)
-    table.add_row("random full games, unchecked _push", f"{args.games / t2:,.0f}", "games/s", "")
-    nb = max(50, args.games // 10)
-    t3 = best(lambda: random_games_copy(rules, nb), args.repeat)
-    table.add_row("  baseline: copy() per move instead of push/pop", f"{nb / t3:,.0f}", "games/s", "")
+    def keep(name: str, values: tuple[float, ...]) -> None:
+        if name not in best or values[0] > best[name][0]:
+            best[name] = list(values)
 
-    positions = collect_positions(rules, 200)
-    xs = [g for g in positions if g.to_move == "X"]
-    hs = [g for g in positions if g.to_move != "X"]
-
-    def gen(gs: list[Game]) -> None:
-        for g in gs:
-            g.legal_moves()
-
-    tx = best(lambda: gen(xs), args.repeat)
-    th = best(lambda: gen(hs), args.repeat)
-    table.add_row("legal_moves(), Mr X (doubles + black incl.)", f"{tx / len(xs) * 1e6:.2f}", "µs", "")
-    table.add_row("legal_moves(), detective", f"{th / len(hs) * 1e6:.2f}", "µs", "")
-
-    def push_pop(gs: list[Game]) -> None:
-        for g in gs:
-            m = g.legal_moves()[0]
-            g.push(m)
-            g.pop()
-
-    tp = best(lambda: push_pop(hs[:5000]), args.repeat) - best(lambda: gen(hs[:5000]), args.repeat)
-    table.add_row("push + pop (validated), detective move", f"{tp / min(5000, len(hs)) * 1e6:.2f}", "µs", "")
-
-    # possible-location update: the belief sets met in play, one step per ticket kind
-    beliefs = [g.possible_bits for g in positions]
-    steps = [(b, t) for b in beliefs for t in (0, 1, 2, 4)]
-
-    def update_bits() -> None:
-        expand = board.expand
-        occ = 0b1011 << 40
-        for b, t in steps:
-            expand(b, t) & ~occ
-
-    def update_sets() -> None:
-        nbrs = [[set(board.neighbours[t][s]) for s in range(200)] for t in range(4)]
-        anyn = [set().union(*(nbrs[t][s] for t in range(4))) for s in range(200)]
-        sets = [(set(_bits(b)), t) for b, t in steps]
-        occ = {40, 41, 43}
-        t0 = time.perf_counter()
-        for s, t in sets:
-            out: set[int] = set()
-            for u in s:
-                out |= anyn[u] if t == 4 else nbrs[t][u]
-            out -= occ
-        return time.perf_counter() - t0  # type: ignore[return-value]
-
-    tb = best(update_bits, args.repeat)
-    ts = min(update_sets() for _ in range(args.repeat))
-    mean_size = sum(bin(b).count("1") for b in beliefs) / len(beliefs)
-    table.add_row("possible-location update (bitset, byte tables)", f"{tb / len(steps) * 1e6:.2f}", "µs", "≤ 5")
-    table.add_row("  baseline: python set union per station", f"{ts / len(steps) * 1e6:.2f}", "µs", "")
-    table.add_row("  mean possible-set size in these games", f"{mean_size:.1f}", "stations", "")
-    console.print(table)
-
-
-def _bits(b: int) -> list[int]:
-    out = []
-    while b:
-        low = b & -b
-        out.append(low.bit_length() - 1)
-        b ^= low
-    return out
+    for r in range(args.repeat):
+        keep("naive", naive(path, args.seconds))
+        keep("api", public_api(rules, args.seconds, seed=r))
+        keep("kernel", kernel(rules, args.kernel_games, seed=r + 1))
+        keep("batch", batch(rules, args.batch_games, seed=r))
+    nv = best["naive"][0]
+    api, kern, bs = best["api"], best["kernel"], best["batch"]
+    table = Table(title=f"scotlandyard engine — classic, 5 detectives, uniform random full games, "
+                        f"possible locations tracked, Python {platform.python_version()}, best of "
+                        f"{args.repeat}")
+    for col in ("what", "games/s (wall)", "games/s (CPU)", "moves/game", "× naive (wall)", "aim"):
+        table.add_column(col, justify="left" if col == "what" else "right")
+    table.add_row(f"baseline: {path.name} (plain Python loop)", f"{nv:,.0f}", "", f"{best['naive'][1]:.1f}",
+                  "1.00", "")
+    table.add_row("public API: legal_moves() + push()", f"{api[0]:,.0f}", f"{api[1]:,.0f}",
+                  f"{api[2]:.1f}", f"{api[0] / nv:.2f}", "≥ 1.5× naive")
+    table.add_row("kernel: random_games (numba, one core)", f"{kern[0]:,.0f}", f"{kern[1]:,.0f}",
+                  f"{kern[2]:.1f}", f"{kern[0] / nv:.0f}", "≥ 80,000 games/s")
+    table.add_row(f"BatchSim, {args.batch_games:,} games (moves/s)", f"{bs[0]:,.0f}",
+                  f"{bs[1]:,.0f}", "", "", "≥ 5,000,000 moves/s")
+    Console(width=150).print(table)
 
 
 if __name__ == "__main__":
