@@ -17,15 +17,16 @@ Two probability models (``probability_map(view, model=...)``):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from .board import Board, bits_to_set, iter_bits, london
 from .move import MR_X, Ticket
 from .view import PlayerView
 
 Model = Literal["paths", "uniform"]
+N = TypeVar("N", int, float)  # path counts: exact integers, or weights
 BLACK = 3
 
 
@@ -76,12 +77,14 @@ def _replay(view: PlayerView) -> Iterator[tuple[str, object]]:
             if len(h.steps) == 2:
                 sup_x[4] -= 1
         elif h.steps:
-            t, s = h.steps[0]
+            t, station = h.steps[0]
+            assert station is not None  # a detective's station is public
+            s = station
             if h.piece in det_sup:
                 det_sup[h.piece][t] -= 1
                 if rules.ticket_handover and not unlimited:
                     sup_x[t] += 1
-            hunters[h.piece] = s  # type: ignore[assignment]
+            hunters[h.piece] = s
             yield "land", s
 
 
@@ -145,17 +148,17 @@ def _step_targets(board: Board, at: int, t: int, occ: int) -> list[int]:
     return [d for d in board.neighbours[t][at] if not (occ >> d) & 1]
 
 
-def step_path_counts(board: Board, counts: dict[int, float], ticket: int,
-                     occ: int) -> dict[int, float]:
+def step_path_counts(board: Board, counts: Mapping[int, N], ticket: int,
+                     occ: int) -> dict[int, N]:
     """One step of Mr X with ``ticket`` (black: any line, ferry included) applied to path
     counts per station: each path ending on ``u`` continues to every free station one line away.
     Stations in ``occ`` (a bitset of the detectives' and police stations) are skipped."""
     row = board.masks[4] if ticket == BLACK else board.masks[ticket]
     free = ~occ
-    out: dict[int, float] = {}
+    out: dict[int, N] = {}
     for u, c in counts.items():
         for v in iter_bits(row[u] & free):
-            out[v] = out.get(v, 0) + c
+            out[v] = out[v] + c if v in out else c
     return out
 
 
@@ -164,7 +167,7 @@ def count_mr_x_moves(board: Board, at: int, tickets: list[int], unlimited: bool,
     """How many legal moves Mr X has at ``at`` (the number ``Game.legal_moves()`` gives)."""
 
     def singles(pos: int, sup: list[int]) -> list[tuple[int, int]]:
-        out = []
+        out: list[tuple[int, int]] = []
         for t in (0, 1, 2):
             if unlimited or sup[t]:
                 out.extend((t, d) for d in board.neighbours[t][pos] if not (occ >> d) & 1)
@@ -215,7 +218,7 @@ def probability_map(view: PlayerView, model: Model = "paths") -> dict[int, float
         double = len(ev.steps) == 2
         slots_left = rules.log_slots - ev.first_slot  # slots after the first one
         reveal_variant = rules.extra_reveal and ev.first_slot not in reveal_slots
-        nw = defaultdict(float)
+        nw: defaultdict[int, float] = defaultdict(float)
         for u, p in w.items():
             count = count_mr_x_moves(board, u, ev.tickets, rules.mr_x_unlimited, ev.occ,
                                      slots_left >= 1, reveal_variant)

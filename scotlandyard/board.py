@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 BoardName = Literal["classic", "2014"]
 
@@ -173,10 +173,10 @@ def _bfs_table(n: int, adj: list[int]) -> tuple[bytes, ...]:
     return tuple(rows)
 
 
-def _build(doc: dict, name: BoardName) -> Board:
+def _build(doc: dict[str, Any], name: BoardName) -> Board:
     n = int(doc["stations"])
     edges: dict[Transport, list[tuple[int, int]]] = {
-        t: [tuple(e) for e in doc["edges"][t.label]] for t in TRANSPORTS  # type: ignore[misc]
+        t: [(int(e[0]), int(e[1])) for e in doc["edges"][t.label]] for t in TRANSPORTS
     }
     if name == "2014":
         for tname, removed in doc["variants"]["new_edition_2014"]["remove"].items():
@@ -195,14 +195,14 @@ def _build(doc: dict, name: BoardName) -> Board:
     masks_l.append([masks_l[0][s] | masks_l[1][s] | masks_l[2][s] | masks_l[3][s] for s in range(n + 1)])
     masks = tuple(tuple(m) for m in masks_l)
     expand = []
-    for t in range(5):
+    for k in range(5):
         per_chunk = []
         for chunk in range(26):
             table = [0] * 256
             for byte in range(1, 256):
                 low = byte & -byte
                 s = chunk * 8 + low.bit_length() - 1
-                table[byte] = table[byte ^ low] | (masks[t][s] if 1 <= s <= n else 0)
+                table[byte] = table[byte ^ low] | (masks[k][s] if 1 <= s <= n else 0)
             per_chunk.append(tuple(table))
         expand.append(tuple(per_chunk))
     land = [masks[0][s] | masks[1][s] | masks[2][s] for s in range(n + 1)]
@@ -228,10 +228,11 @@ def _build(doc: dict, name: BoardName) -> Board:
 
 
 @cache
-def board_document() -> dict:
+def board_document() -> dict[str, Any]:
     """The package's board file (``scotlandyard/data/london.json``) as parsed JSON."""
     text = resources.files("scotlandyard").joinpath("data/london.json").read_text()
-    return json.loads(text)
+    doc: dict[str, Any] = json.loads(text)
+    return doc
 
 
 @cache

@@ -669,12 +669,12 @@ class Game:
             return "R-TICKETS: only Mr X has black tickets"
         if tk not in _TBU:
             return f"R-TICKETS: a {tk.name.lower()} ticket is not a move"  # type: ignore[union-attr]
-        if d not in self._nb[tk][p]:  # type: ignore[index]
-            return f"R-BOARD: no {tk.name.lower()} line from {p} to {d}"  # type: ignore[union-attr]
+        if d not in self._nb[tk][p]:
+            return f"R-BOARD: no {tk.name.lower()} line from {p} to {d}"
         si = self._sup_of[i]
-        if si >= 0 and not self._sup[si][tk]:  # type: ignore[index]
-            return f"R-TICKETS: {pid} has no {tk.name.lower()} ticket left"  # type: ignore[union-attr]
-        if (self._occ >> d) & 1:  # type: ignore[operator]
+        if si >= 0 and not self._sup[si][tk]:
+            return f"R-TICKETS: {pid} has no {tk.name.lower()} ticket left"
+        if (self._occ >> d) & 1:
             other = next(self._ids[j] for j in range(1, self._n) if self._pos[j] == d)
             return f"R-ROUND: {d} is occupied by {other} (one piece per station)"
         return None

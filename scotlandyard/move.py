@@ -281,7 +281,7 @@ def piece_singles(piece: str) -> list[list[Move]]:
 
 def parse_hidden(text: str) -> tuple[tuple[Ticket, int | None], ...]:
     """Parse a hidden-form log entry (``T?``, ``B58+K?``) into (ticket, station or None) steps."""
-    out = []
+    out: list[tuple[Ticket, int | None]] = []
     body = text.strip().rstrip("!")
     for part in body.split("+"):
         part = part.strip()

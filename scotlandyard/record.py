@@ -501,7 +501,8 @@ class Record:
         if data.get("format") != FORMAT:
             raise RecordError(f"not a game record: \"format\" must be {FORMAT!r}")
         version = data.get("version")
-        if not _is_int(version) or not 1 <= version <= VERSION:
+        if not isinstance(version, int) or isinstance(version, bool) \
+                or not 1 <= version <= VERSION:
             raise RecordError(f"unsupported record version {version!r} (this reads 1..{VERSION})")
         known = {"format", "version", "event", "date", "preset", "visibility", "seed",
                  "result", "players", "start", "tags", "rules", "moves", "mr_x_start"}
@@ -534,7 +535,7 @@ class Record:
         moves_raw = data.get("moves")
         if not isinstance(moves_raw, list):
             raise RecordError("\"moves\" must be a list")
-        moves = []
+        moves: list[tuple[int, str, str, int | None]] = []
         for i, m in enumerate(moves_raw, 1):
             if not isinstance(m, dict) or set(m) != {"round", "piece", "move"}:
                 raise RecordError(f"move {i}: each move is an object with round, piece and move",
@@ -686,7 +687,8 @@ class Record:
 
     @staticmethod
     def _path_back(final: int, steps: list[tuple[int, dict[int, int], int, int]],
-                   nb: tuple, masks: tuple, rng: random.Random) -> list[int]:
+                   nb: tuple[tuple[tuple[int, ...], ...], ...],
+                   masks: tuple[tuple[int, ...], ...], rng: random.Random) -> list[int]:
         """Mr X's stations (start first), drawn backward in proportion to path counts."""
         path = [final]
         v = final

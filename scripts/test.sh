@@ -16,4 +16,5 @@ fi
 python3 -m pip install -q --disable-pip-version-check torch==2.13.0
 python3 -m pip install -q --disable-pip-version-check -e '.[all]'
 ruff check scotlandyard tests benchmarks examples scripts
+python3 -m mypy  # --strict over the package ([tool.mypy] in pyproject.toml)
 python3 -m pytest -q -n 2 "$@"

@@ -203,8 +203,8 @@ class ExpectimaxAgent:
                 scores.append(inf)
                 continue
             hunters = dict(stations)
-            if not m.is_pass:
-                hunters[m.piece or view.to_move] = m.to  # type: ignore[index]
+            if m.to is not None:
+                hunters[m.piece or view.to_move or ""] = m.to
             occ = 0
             for s in hunters.values():
                 occ |= 1 << s
@@ -232,6 +232,6 @@ class ExpectimaxAgent:
                 exp += wt * best
             # ties (a far detective changes no reply): the moving piece's total distance to
             # the possible locations
-            mover = 0 if m.is_pass else sum(board.distance_row(m.to)[s] for s in locs)  # type: ignore[arg-type]
+            mover = 0 if m.to is None else sum(int(board.distance_row(m.to)[s]) for s in locs)
             scores.append((exp / total_w, mover))
         return best_by(legal, scores, rng, highest=False)

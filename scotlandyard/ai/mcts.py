@@ -340,6 +340,7 @@ class MCTSSearch:
         self.kern = kern
         if view.side == "mr_x":
             game = Game.from_view(view)
+            assert view.mr_x_station is not None  # Mr X's own view knows his station
             locs = [view.mr_x_station]
             w = [1.0]
             sample = False
@@ -361,7 +362,7 @@ class MCTSSearch:
         self.separate: bool = opts.determinization == "separate" and view.side != "mr_x"
         if self.separate:
             sample = False  # every tree keeps its own drawn station
-        self.locations: tuple[int, ...] = tuple(locs)  # type: ignore[arg-type]
+        self.locations: tuple[int, ...] = tuple(locs)
         self.location_weights: tuple[float, ...] = tuple(w)
         cum, acc = [], 0.0
         for x in w:
@@ -400,7 +401,7 @@ class MCTSSearch:
             #: Separate trees: Mr X's station in each tree's determinization, drawn up front
             #: (with replacement, by the same weights as the single tree's draws).
             self.determinizations: tuple[int, ...] = tuple(
-                self._draws.choices(locs, weights=w, k=opts.determinizations))  # type: ignore[arg-type]
+                self._draws.choices(locs, weights=w, k=opts.determinizations))
             self._tree: _Tree | None = None
         else:
             self.determinizations = ()

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -82,7 +82,8 @@ class MoveBatch:
     def uniform(self, rng: np.random.Generator) -> np.ndarray:
         """One candidate per game, uniformly at random."""
         counts = self.counts
-        return self.offsets[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)
+        arr: np.ndarray = self.offsets[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)
+        return arr
 
     def sample(self, logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One candidate per game with probability ``softmax(logits)`` within each game
@@ -104,7 +105,8 @@ class MoveBatch:
         """``softmax(logits)`` within each game."""
         logits = np.asarray(logits, dtype=np.float64)
         z = np.exp(logits - np.maximum.reduceat(logits, self.offsets[:-1])[self.game_index])
-        return z / np.add.reduceat(z, self.offsets[:-1])[self.game_index]
+        arr: np.ndarray = z / np.add.reduceat(z, self.offsets[:-1])[self.game_index]
+        return arr
 
 
 class BatchObservation:
@@ -127,7 +129,8 @@ class BatchObservation:
         out = sim.pos[g].astype(np.int16)
         if self.side != "mr_x":
             out[:, 0] = sim._revealed_now(g)
-        return out
+        arr: np.ndarray = out
+        return arr
 
     @cached_property
     def tickets(self) -> np.ndarray:
@@ -143,7 +146,8 @@ class BatchObservation:
     @cached_property
     def log_ticket(self) -> np.ndarray:
         """``[games, slots]`` Mr X's log tickets (0..3; -1 for an empty slot)."""
-        return self._sim.log_ticket[self.games]
+        arr: np.ndarray = self._sim.log_ticket[self.games]
+        return arr
 
     @cached_property
     def log_station(self) -> np.ndarray:
@@ -151,12 +155,14 @@ class BatchObservation:
         st = self._sim.log_station[self.games]
         if self.side != "mr_x":
             st = np.where(self._sim._reveal_slot[None, 1: st.shape[1] + 1], st, 0)
-        return st
+        arr: np.ndarray = st
+        return arr
 
     @cached_property
     def log_len(self) -> np.ndarray:
         """Slots used in each game."""
-        return self._sim.log_len[self.games]
+        arr: np.ndarray = self._sim.log_len[self.games]
+        return arr
 
     @cached_property
     def possible(self) -> np.ndarray:
@@ -305,7 +311,7 @@ class BatchSim:
         self.occ[:, 0] = True  # no station 0: padded candidates are never free
         self._occf = self.occ.reshape(-1)  # a view, for fast flat gathers
         self._base = np.arange(n, dtype=np.int64) * 200
-        self._hcache: tuple | None = None
+        self._hcache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         rows = np.arange(n)[:, None]
         self.occ[rows, self.pos[:, 1:]] = True
         slots = r.log_slots
@@ -345,7 +351,8 @@ class BatchSim:
         t = np.where(ticket == 3, 4, ticket).astype(np.int64)
         by = bits.view(np.uint8)[:, :_CHUNKS]
         parts = self._exp[t[:, None], np.arange(_CHUNKS)[None, :], by]  # [n, 25, 4]
-        return np.bitwise_or.reduce(parts, axis=1)
+        arr: np.ndarray = np.bitwise_or.reduce(parts, axis=1)
+        return arr
 
     def _revealed_now(self, g: np.ndarray) -> np.ndarray:
         """Mr X's station where the last log slot is a reveal (his pawn stands there), else 0."""
@@ -383,10 +390,12 @@ class BatchSim:
     def _free(self, g: np.ndarray, cand: np.ndarray) -> np.ndarray:
         """Whether each candidate station (0 = none) exists and is not held by a hunter."""
         base = self._base[g].reshape((-1,) + (1,) * (cand.ndim - 1))
-        return ~self._occf.take(base + cand)  # station 0 (padding) is always "held"
+        arr: np.ndarray = ~self._occf.take(base + cand)  # station 0 (padding) is always "held"
+        return arr
 
-    def _mr_x_valid(self, g: np.ndarray) -> tuple:
-        """Mr X's single and double moves: ``(cand, valid1, d_idx, c2, valid2)``."""
+    def _mr_x_valid(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any]:
+        """Mr X's single and double moves: ``(cand, valid1, d_idx, c2, valid2)`` (``c2`` and
+        ``valid2`` are ``None`` when no game has a double move: ``d_idx`` is empty)."""
         x = self.pos[g, 0]
         cand = self._xc[x]  # [n, W]
         supx = self.sup[g, 0]  # [n, 5]
@@ -488,7 +497,8 @@ class BatchSim:
             valid = valid[:, self.phase - 1: self.phase]
             waiting = np.ones((len(g), 1), bool)
         # R-ORDER-FREE: a waiting piece passes only when no waiting piece has a real move
-        passes = waiting & ~valid.any(-1) & ~valid.any(axis=(1, 2))[:, None]
+        stuck_all = np.asarray(~valid.any(axis=(1, 2)))
+        passes = waiting & ~valid.any(-1) & stuck_all[:, None]
         return seats, cand, np.concatenate([valid, passes[:, :, None]], axis=2)
 
     def _hunter_batch(self, g: np.ndarray) -> MoveBatch:
@@ -613,7 +623,8 @@ class BatchSim:
             dd = d[rev].astype(np.int64)
             one[np.arange(len(dd)), dd >> 6] = np.left_shift(np.uint64(1), (dd & 63).astype(np.uint64))
             new[rev] = one
-        return new
+        arr: np.ndarray = new
+        return arr
 
     def _apply_hunters(self, g: np.ndarray, piece: np.ndarray, t: np.ndarray, d: np.ndarray,
                        t2: np.ndarray, d2: np.ndarray) -> None:
@@ -702,7 +713,7 @@ class BatchSim:
             return None
         piece = self.pieces[self.catcher[g]] if self.catcher[g] > 0 else None
         return Outcome(WINNERS[self.winner[g]], REASONS[self.reason[g]], int(self.end_round[g]),
-                       piece)  # type: ignore[arg-type]
+                       piece)
 
     def moves(self, g: int) -> list[tuple[str, Move]]:
         """Game ``g``'s moves as ``(piece, Move)`` (needs ``record=True``)."""
@@ -758,7 +769,7 @@ class BatchSim:
 def _expand_table(board: str) -> np.ndarray:
     """``[transport 0..4, byte chunk, byte value, word]``: the stations one line away from the
     stations of that byte, as 4 uint64 words (the batch form of ``Board.expand``)."""
-    b = london(board)  # type: ignore[arg-type]
+    b = london(board)
     masks = np.zeros((5, 200, _WORDS), np.uint64)
     for t in range(5):
         for s in range(1, 200):
@@ -775,7 +786,8 @@ def _expand_table(board: str) -> np.ndarray:
 
 def _nth_true(valid: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Column of the ``r``-th (0-based) true value in each row of ``valid``."""
-    return (np.cumsum(valid, axis=1) <= r[:, None]).sum(1)
+    arr: np.ndarray = (np.cumsum(valid, axis=1) <= r[:, None]).sum(1)
+    return arr
 
 
 def _words(bits: int) -> np.ndarray:

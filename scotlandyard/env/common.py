@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +77,7 @@ def terminal_rewards(outcome: Outcome, loss_reward: float) -> tuple[float, float
     return loss_reward, 1.0
 
 
-def outcome_info(outcome: Outcome | None) -> dict:
+def outcome_info(outcome: Outcome | None) -> dict[str, Any]:
     """The outcome as plain values for ``info`` (public facts)."""
     if outcome is None:
         return {}
@@ -94,7 +95,7 @@ _NO_OUTCOME = {"winner": None, "reason": None, "piece": None}
 
 
 def info_dict(mask: np.ndarray, round_: int, selected: str | None,
-              outcome: dict | None, invalid: bool) -> dict:
+              outcome: dict[str, Any] | None, invalid: bool) -> dict[str, Any]:
     """One ``info`` with the :data:`INFO_KEYS` (``outcome``: :func:`outcome_info` or
     :func:`forfeit_info`, or ``None`` while the game runs)."""
     out = {"action_mask": mask, "round": round_, "selected": selected}
@@ -115,7 +116,7 @@ def check_invalid_mode(mode: object, allowed: tuple[str, ...] = INVALID_ACTION_M
     return str(mode)
 
 
-def forfeit_info(side: str, piece: str, round_: int) -> dict:
+def forfeit_info(side: str, piece: str, round_: int) -> dict[str, Any]:
     """The outcome entry of a game ended by an action outside the mask (``side`` loses)."""
     return {"winner": "detectives" if side == "mr_x" else "mr_x", "reason": "invalid_action",
             "round": round_, "piece": piece}

@@ -62,7 +62,7 @@ _ZERO_MASK = np.zeros(N_ACTIONS, np.int8)
 _ZERO_MASK.flags.writeable = False
 
 
-class ScotlandYardAEC(RendersPosition, AECEnv):
+class ScotlandYardAEC(RendersPosition, AECEnv):  # type: ignore[misc]  # pettingzoo ships no types
     """Scotland Yard as a PettingZoo AEC environment (see the module doc and ``docs/env.md``).
 
     Rewards: at the end, +1 to every agent of the winning side and ``loss_reward`` (default
@@ -72,7 +72,7 @@ class ScotlandYardAEC(RendersPosition, AECEnv):
     phi is 0 at the end of the game.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "scotlandyard_v0",
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "name": "scotlandyard_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: Rules | str | None = None, *, shaping: float = 0.0,
@@ -110,19 +110,19 @@ class ScotlandYardAEC(RendersPosition, AECEnv):
         self._mask_key: tuple[Any, ...] | None = None
         self._mask = _ZERO_MASK
         self._renderer: Any = None
-        self.agents = []
+        self.agents: list[str] = []
 
     # ---- spaces --------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The observation space of ``agent`` (the same object every call)."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """``Discrete(N_ACTIONS)`` for every agent (the same object every call)."""
         return self.action_spaces[agent]
 
     # ---- episode ---------------------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game. ``seed`` makes the start stations and everything after
         reproducible; ``options={"start": {"X": 132, "D1": 13, ...}}`` sets them."""
         if seed is not None:
@@ -139,7 +139,7 @@ class ScotlandYardAEC(RendersPosition, AECEnv):
         self._phi = self._potentials()
         self._started = True
         self.agent_selection = self._agent[self.match.selected]  # type: ignore[index]
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._update_infos(False)
 
     @property

@@ -60,6 +60,7 @@ class Kernel:
         self.fast = fast
         self.ns = ns
         self._consts: dict[int, tuple[tuple[int, ...], Any]] = {}
+        self._np: Any
         if fast:
             import numpy as np
 
@@ -170,7 +171,7 @@ def warm_up(fast: bool = True) -> bool:
 @cache
 def board_table(name: str) -> tuple[int, ...]:
     """The board ``name`` in the kernel's layout (see :mod:`._kernel`)."""
-    board = london(name)  # type: ignore[arg-type]
+    board = london(name)
     bd = [0] * K.BD_LEN
     for t in range(4):
         for s in range(1, board.stations + 1):
@@ -298,15 +299,15 @@ def encode(move: Move, piece: str, rules: Rules) -> int:
     """The kernel code of ``move`` made by ``piece``."""
     i = rules.pieces.index(move.piece or piece)
     if move.take_from is not None:
-        return K.encode(0, K.T_TAKE, int(move.ticket), K.T_NONE,  # type: ignore[arg-type]
-                        rules.pieces.index(move.take_from))
+        return int(K.encode(0, K.T_TAKE, int(move.ticket), K.T_NONE,  # type: ignore[arg-type]
+                            rules.pieces.index(move.take_from)))
     if move.is_pass:
-        return K.encode(i, K.T_PASS, 0, K.T_NONE, 0)
+        return int(K.encode(i, K.T_PASS, 0, K.T_NONE, 0))
     if move.reveal:
-        return K.encode(i, int(move.ticket), move.to, K.T_REVEAL, 0)  # type: ignore[arg-type]
+        return int(K.encode(i, int(move.ticket), move.to, K.T_REVEAL, 0))  # type: ignore[arg-type]
     if move.is_double:
-        return K.encode(i, int(move.ticket), move.to, int(move.ticket2), move.to2)  # type: ignore[arg-type]
-    return K.encode(i, int(move.ticket), move.to, K.T_NONE, 0)  # type: ignore[arg-type]
+        return int(K.encode(i, int(move.ticket), move.to, int(move.ticket2), move.to2))  # type: ignore[arg-type]
+    return int(K.encode(i, int(move.ticket), move.to, K.T_NONE, 0))  # type: ignore[arg-type]
 
 
 def _seed32(seed: int) -> int:

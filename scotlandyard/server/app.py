@@ -41,7 +41,7 @@ from .rooms import (
     preset_catalogue,
 )
 from .store import UNAVAILABLE, StoreError, open_store
-from .tokens import token_hash
+from .tokens import Role, token_hash
 
 STATIC_DIR = Path(__file__).parent / "static"
 log = logging.getLogger("scotlandyard.server")
@@ -177,7 +177,7 @@ def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...
 @cache
 def board_payload(name: str) -> bytes:
     """The body of ``GET /api/board`` (built once per board)."""
-    b = london(name)  # type: ignore[arg-type]
+    b = london(name)
     return json.dumps({
         "board": name,
         "stations": b.stations,
@@ -247,7 +247,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Any) -> Response:
-        response = await call_next(request)
+        response: Response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault("X-Frame-Options", "DENY")
@@ -344,7 +344,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                                 headers={"Retry-After": "2"}) from None
         return JSONResponse(out, status_code=201, headers=NO_STORE)
 
-    async def authorized(game_id: str, request: Request, token: str | None) -> tuple[Room, str, str, tuple[str, ...]]:
+    async def authorized(game_id: str, request: Request, token: str | None) -> tuple[Room, str, Role, tuple[str, ...]]:
         header = request.headers.get("authorization", "")
         if header[:7].lower() == "bearer ":
             token = header[7:].strip()

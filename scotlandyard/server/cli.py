@@ -165,7 +165,7 @@ def serve(
         # frames over MAX_FRAME_BYTES get a "too_large" error; far larger ones close the socket
         ws_max_size=16 * MAX_FRAME_BYTES, ws_per_message_deflate=False,
         proxy_headers=bool(trusted_proxy), forwarded_allow_ips=trusted_proxy or None,
-        server_header=False, timeout_graceful_shutdown=graceful_timeout,
+        server_header=False, timeout_graceful_shutdown=round(graceful_timeout),
     )
 
 

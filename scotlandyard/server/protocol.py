@@ -127,7 +127,7 @@ ClientMessage = Annotated[
 ]
 CLIENT_TYPES = frozenset({"move", "ping", "sync", "takeover", "reclaim", "chat", "chat_record",
                           "rematch", "takeback"})
-_CLIENT = TypeAdapter(ClientMessage)
+_CLIENT: TypeAdapter[BaseModel] = TypeAdapter(ClientMessage)
 
 
 class ProtocolError(Exception):

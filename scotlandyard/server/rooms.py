@@ -491,9 +491,9 @@ class Room:
         if seat.kind != "human":
             raise ProtocolError("not_your_turn", f"{piece} is played by the AI ({seat.agent}); "
                                                  "reclaim the seat to play it", cid)
-        why = game.why_illegal(move)
-        if why is not None:
-            raise ProtocolError("illegal_move", why, cid)
+        illegal = game.why_illegal(move)
+        if illegal is not None:
+            raise ProtocolError("illegal_move", illegal, cid)
         try:
             await self.apply(move)
         except IllegalMove as exc:  # another move came first (while this one waited)

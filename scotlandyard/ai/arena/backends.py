@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from .config import (
@@ -30,7 +30,7 @@ def _worker_play(index: int) -> tuple[GameResult, str, str]:
 _Played = tuple[GameResult, str, str]
 
 
-def _run_local(config: ArenaConfig, todo: list[int]) -> Iterator[_Played | None]:
+def _run_local(config: ArenaConfig, todo: list[int]) -> Generator[_Played | None, None, None]:
     # Each backend generator yields None once its set-up is done (see _run_games).
     if config.workers == 1 or len(todo) <= 1:
         yield None
@@ -45,7 +45,7 @@ def _run_local(config: ArenaConfig, todo: list[int]) -> Iterator[_Played | None]
                                   mp_context=multiprocessing.get_context(),
                                   initializer=_init_worker, initargs=(config,))
     queue = iter(todo)
-    pending: dict[cf.Future, int] = {}
+    pending: dict[cf.Future[Any], int] = {}
     try:
         for i in queue:
             pending[pool.submit(_worker_play, i)] = i
@@ -82,7 +82,7 @@ def _ray_play(config: ArenaConfig, index: int) -> tuple[GameResult, str, str]:
     return play_game(config, index)
 
 
-def _run_ray(config: ArenaConfig, todo: list[int]) -> Iterator[_Played | None]:
+def _run_ray(config: ArenaConfig, todo: list[int]) -> Generator[_Played | None, None, None]:
     try:
         import ray
     except ImportError:
@@ -104,7 +104,8 @@ def _run_ray(config: ArenaConfig, todo: list[int]) -> Iterator[_Played | None]:
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_play)
         cfg = ray.put(config)
         queue = iter(todo)
-        limit = 4 * max(config.workers, int(ray.cluster_resources().get("CPU", 1)))
+        resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+        limit = 4 * max(config.workers, int(resources.get("CPU", 1)))
         pending = {task.remote(cfg, i): i for _, i in zip(range(limit), queue, strict=False)}
         try:
             yield None
@@ -129,7 +130,7 @@ def _run_ray(config: ArenaConfig, todo: list[int]) -> Iterator[_Played | None]:
             ray.shutdown()
 
 
-def _run_games(config: ArenaConfig, todo: list[int]) -> Iterator[_Played | None]:
+def _run_games(config: ArenaConfig, todo: list[int]) -> Generator[_Played | None, None, None]:
     """The games of ``todo`` as they finish, from the config's backend. The backend is set up
     (pool started, Ray joined) before this returns; ``close()`` the iterator to stop it."""
     games = _run_ray(config, todo) if config.backend == "ray" else _run_local(config, todo)

@@ -157,7 +157,7 @@ class ArenaConfig:
         name = getattr(self, side)
         opts = getattr(self, f"{side}_options")
         if not opts:
-            return name
+            return str(name)
         return f"{name}({', '.join(f'{k}={_canonical(v)}' for k, v in sorted(opts.items()))})"
 
     def players(self) -> dict[str, str]:

@@ -64,7 +64,8 @@ class ArenaResult:
     def reasons(self) -> dict[str, dict[str, int]]:
         """Decided games per winner and reason."""
         out: dict[str, dict[str, int]] = {s: {} for s in SIDES}
-        for (winner, reason), n in sorted(Counter((g.winner, g.reason) for g in self.decided).items()):
+        for (winner, reason), n in sorted(Counter((g.winner or "", g.reason or "")
+                                                  for g in self.decided).items()):
             out[winner][reason] = n
         return out
 

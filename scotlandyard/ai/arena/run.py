@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from pathlib import Path
 from typing import Any
 
 from ..stats import WinRate
-from .backends import _run_games
+from .backends import _Played, _run_games
 from .config import (
     ArenaConfig,
     ArenaError,
@@ -47,7 +47,7 @@ def run_arena(config: ArenaConfig, out: Path | str, progress: bool = True, *,
 
     done_now = [g for i, g in folder.done.items() if i < config.games]
     bar = _Progress(config, done_now) if progress and todo else None
-    games = _run_games(config, todo)
+    games: Generator[_Played | None, None, None] = _run_games(config, todo)
     try:
         if bar:
             bar.start()
