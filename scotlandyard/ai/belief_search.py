@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..belief import _replay
 from ..board import Board, iter_bits, london
@@ -102,7 +103,7 @@ def best_cover(view: PlayerView, weights: Mapping[int, float],
     for p in pieces:
         moves = [s for s in _piece_moves(view, p, board) if s not in still]
         options.append(moves)
-    best = [0.0, [0] * len(pieces)]
+    best: list[Any] = [0.0, [0] * len(pieces)]  # best probability, its plan
     total = sum(weights.values())
     plan = [0] * len(pieces)
 

@@ -377,7 +377,7 @@ class MCTSSearch:
             opts.coalition_reduction, opts.progressive_history, opts.history_playouts, sample,
             len(locs))
         self._pf[K.PF_OPEN] = int(view.side == "mr_x" and opts.mr_x_model == "public")
-        self._locs = kern.ints(locs)  # type: ignore[arg-type]
+        self._locs = kern.ints(locs)
         self._cum = kern.floats(cum)
         mover = view.to_move or ""
         allowed = sorted({encode(m, mover, rules) for m in root_moves or ()})
@@ -598,6 +598,7 @@ def attachable_doubles(view: PlayerView, legal: Sequence[Move], move: Move,
         return []
     if move.to not in hunters_reach(view):
         return []
+    assert move.ticket is not None and move.to is not None  # a single step (checked above)
     out = [m for m in legal if m.is_double and not m.reveal and m.ticket == move.ticket
            and m.to == move.to]
     if not move_filter or not out:
@@ -616,7 +617,7 @@ def attachable_doubles(view: PlayerView, legal: Sequence[Move], move: Move,
     taxi_only = all(not any(board.neighbours[t][s] for t in (1, 2, 3)) for s in after)
     black_ok = view.round > 2 and slot + 1 not in rules.reveal_slots and not taxi_only
     return [m for m in out if m.ticket2 != Ticket.BLACK or black_ok
-            or m.to2 in board.neighbours[3][m.to]]
+            or m.to2 in board.neighbours[3][move.to]]
 
 
 class MCTSAgent:

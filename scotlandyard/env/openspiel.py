@@ -36,7 +36,7 @@ import random
 from typing import Any
 
 import numpy as np
-import pyspiel  # type: ignore[import-not-found]
+import pyspiel
 
 from ..game import Game
 from ..move import MR_X

@@ -60,6 +60,8 @@ from .store import (
 from .thinker import MR_X_PACE, Thinker, _side, paced_wait
 from .tokens import Role, commitment_hash, token_hash, token_scope
 
+DB_ERRORS: tuple[type[Exception], ...] = (StoreError, *UNAVAILABLE)  # a write the database refused
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
@@ -502,7 +504,7 @@ class Room:
             self.refresh()
             raise ProtocolError("not_taken", "another move was made first; your move was not "
                                 f"taken (the game is at version {self.game.ply})", cid) from None
-        except (StoreError, *UNAVAILABLE) as exc:
+        except DB_ERRORS as exc:
             log.error("game %s: a move was not saved: %s", self.id, exc)
             raise ProtocolError("not_saved", f"the move was not saved ({exc}); nothing "
                                              "changed: send it again", cid) from None
@@ -657,7 +659,7 @@ class Room:
         try:
             async with self._writing:
                 await self.server.db.write(self.server.store.set_seat, self.id, seat.stored())
-        except (StoreError, *UNAVAILABLE) as exc:
+        except DB_ERRORS as exc:
             log.error("game %s: a seat change was not saved: %s", self.id, exc)
             raise ProtocolError("not_saved", f"the seat change was not saved ({exc}); nothing "
                                              "changed: send it again", cid) from None
@@ -754,7 +756,7 @@ class Room:
             except MoveConflict:  # another server process moved first: catch up, think again
                 self.refresh()
                 continue
-            except (StoreError, *UNAVAILABLE) as exc:  # the database refused: try again soon
+            except DB_ERRORS as exc:  # the database refused: try again soon
                 log.error("game %s: an AI move was not saved (%s); trying again", self.id, exc)
                 await asyncio.sleep(1.0)
                 continue
@@ -998,7 +1000,7 @@ class GameServer:
             try:
                 seat.build_agent()
             except ValueError:  # an agent this server does not know: random plays
-                seat.build_agent_fallback(f"agent {str(row.agent)[:40]!r} is not known on this "
+                seat.build_agent_fallback(f"agent {str(row.agent if row else None)[:40]!r} is not known on this "
                                           "server; random plays instead")
             seats[p] = seat
         public, options = self.store.options(gid)

@@ -87,7 +87,8 @@ def verify_seal(state: dict[str, Any]) -> SealReport:
     hunters = {p: int(s) for p, s in view["start"].items() if p != MR_X}
     deck = rules.start_deck_detectives if rules.shared_start_deck else rules.start_deck_mr_x
     cards = [c for c in deck if c not in hunters.values()] or list(range(1, 200))
-    starts, first_error = [], None
+    starts: list[int] = []
+    first_error: tuple[int, str] | None = None
     for card in cards:
         try:
             game = Game.new(rules, start={MR_X: card, **hunters})
@@ -107,7 +108,7 @@ def verify_seal(state: dict[str, Any]) -> SealReport:
             continue
         starts.append(card)
     if not starts:
-        card, why = first_error or (None, "no start card")
+        bad, why = first_error or (None, "no start card")
         problems.append(f"Mr X's opened journey is not legal from any start card he could "
-                        f"have drawn (from {card}: {why})")
+                        f"have drawn (from {bad}: {why})")
     return SealReport(not problems, len(commitments), problems, starts)

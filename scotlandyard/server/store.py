@@ -215,7 +215,7 @@ class Store:
         if exclusive and self.path != ":memory:":
             self._take_lock()
         ms = int(busy_timeout * 1000)
-        self._wlock = threading.Lock()
+        self._wlock: threading.Lock | threading.RLock = threading.Lock()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute(f"PRAGMA busy_timeout = {ms}")
@@ -232,7 +232,8 @@ class Store:
         except sqlite3.Error as exc:
             self._release_lock()
             raise StoreError(f"{self.path} cannot be opened as a game database: {exc}") from exc
-        self._rlock = threading.Lock() if self._rdb is not self._db else self._wlock
+        self._rlock: threading.Lock | threading.RLock = (
+            threading.Lock() if self._rdb is not self._db else self._wlock)
 
     def _take_lock(self) -> None:
         lock = self.path + ".lock"
@@ -613,7 +614,7 @@ class _Transaction:
     connection's thread lock. A refused ``BEGIN`` or ``COMMIT`` (locked, disk full, read-only)
     raises :class:`StoreBusy` and leaves nothing stored."""
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock | threading.RLock) -> None:
         self._db = db
         self._lock = lock
 
