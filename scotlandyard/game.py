@@ -64,7 +64,7 @@ _new_undo = tuple.__new__  # Undo(...) through tuple.__new__: the same value, wi
 def _single_rows(board: str, piece: str | None) -> _Rows:
     """Per ticket 0..3 (3: black, any line): for each station, its one-step moves (naming
     ``piece`` where the order is free) and their destinations, in ``legal_moves()`` order."""
-    b = london(board)  # type: ignore[arg-type]
+    b = london(board)
     rows = _SINGLES if piece is None else piece_singles(piece)
     out = []
     for t in range(4):

@@ -144,13 +144,14 @@ class _SideEnv(RendersPosition, gymnasium.Env):
             return end_mask()
         if not self._mine():  # pragma: no cover - the opponent has always replied
             return np.zeros(N_ACTIONS, np.int8)
-        return self.match.mask()
+        mask: np.ndarray = self.match.mask()
+        return mask
 
     def _play_opponent(self) -> None:
         g = self.match.game
         while not g.is_over() and not self._mine():
             piece = g.to_move
-            view = g.view(piece)  # type: ignore[arg-type]
+            view = g.view(piece)
             legal = g.legal_moves()
             move = self.opponent.choose(view, legal, self._opp_rng, self.budget)
             self.match.push(move)
@@ -198,7 +199,7 @@ class _SideEnv(RendersPosition, gymnasium.Env):
             self._phi = phi
         terminated = g.is_over()
         if terminated:
-            rx, rd = terminal_rewards(g.outcome(), self.loss_reward)  # type: ignore[arg-type]
+            rx, rd = terminal_rewards(g.outcome(), self.loss_reward)
             reward += rx if self.side == "mr_x" else rd
         return self._observe(), reward, terminated, False, self._info()
 

@@ -138,7 +138,7 @@ class ScotlandYardAEC(RendersPosition, AECEnv):  # type: ignore[misc]  # petting
         self._skip_agent_selection = None
         self._phi = self._potentials()
         self._started = True
-        self.agent_selection = self._agent[self.match.selected]  # type: ignore[index]
+        self.agent_selection = self._agent[self.match.selected]
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._update_infos(False)
 
@@ -165,7 +165,7 @@ class ScotlandYardAEC(RendersPosition, AECEnv):  # type: ignore[misc]  # petting
     def _update_infos(self, invalid: bool) -> None:
         g = self.match.game
         over = self.over
-        sel = None if over else self._agent[self.match.selected]  # type: ignore[index]
+        sel = None if over else self._agent[self.match.selected]
         outcome = self._forfeit if self._forfeit is not None else (
             outcome_info(g.outcome()) if over else None)
         mask = self._selected_mask()
@@ -222,7 +222,7 @@ class ScotlandYardAEC(RendersPosition, AECEnv):  # type: ignore[misc]  # petting
                 self.rewards[a] += rx if a == "mr_x" else rd
                 self.terminations[a] = True
         else:
-            self.agent_selection = self._agent[self.match.selected]  # type: ignore[index]
+            self.agent_selection = self._agent[self.match.selected]
         self._update_infos(False)
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -251,12 +251,14 @@ class ScotlandYardAEC(RendersPosition, AECEnv):  # type: ignore[misc]  # petting
     # ---- helpers for people and package agents ------------------------------------------------
     def view(self, agent: str) -> PlayerView:
         """``agent``'s :class:`~scotlandyard.PlayerView` (for the package's agents)."""
-        return self.match.game.view(self._piece[agent])
+        view: PlayerView = self.match.game.view(self._piece[agent])
+        return view
 
     def action_toward(self, move: Move) -> int:
         """The next action that plays the engine move ``move`` (from ``view.legal_moves``):
         ``defer`` until its piece is selected, then its first or second step."""
-        return self.match.action_toward(move)
+        action: int = self.match.action_toward(move)
+        return action
 
     @staticmethod
     def describe_action(action: int) -> str:
