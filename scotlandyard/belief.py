@@ -16,6 +16,7 @@ Two probability models (``probability_map(view, model=...)``):
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -160,6 +161,37 @@ def step_path_counts(board: Board, counts: Mapping[int, N], ticket: int,
         for v in iter_bits(row[u] & free):
             out[v] = out[v] + c if v in out else c
     return out
+
+
+def draw_weighted(weights: Mapping[int, int], rng: random.Random) -> int:
+    """A key of ``weights`` drawn in proportion to its (integer) weight."""
+    keys = sorted(weights)
+    total = sum(weights[k] for k in keys)
+    r = rng.randrange(total)
+    for k in keys:
+        r -= weights[k]
+        if r < 0:
+            return k
+    return keys[-1]  # pragma: no cover
+
+
+def sample_path_back(board: Board, final: int, steps: list[tuple[dict[int, int], int]],
+                     rng: random.Random) -> list[int]:
+    """Record reconstruction's backward pass: Mr X's stations (start first) ending on
+    ``final``, drawn uniformly among the paths that fit. ``steps`` are his hidden steps in
+    order as ``(path counts before the step, ticket)`` from the forward filter
+    (:func:`step_path_counts`)."""
+    path = [final]
+    v = final
+    for before, t in reversed(steps):
+        if t == BLACK:
+            preds = {u: before[u] for u in iter_bits(board.masks[4][v]) if u in before}
+        else:
+            preds = {u: before[u] for u in board.neighbours[t][v] if u in before}
+        v = draw_weighted(preds, rng)
+        path.append(v)
+    path.reverse()
+    return path
 
 
 def count_mr_x_moves(board: Board, at: int, tickets: list[int], unlimited: bool, occ: int,

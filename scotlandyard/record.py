@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .belief import step_path_counts
-from .board import iter_bits, london
+from .belief import draw_weighted, sample_path_back, step_path_counts
+from .board import london
 from .game import Game, GameError, Outcome, Reason, Winner
-from .move import MR_X, Move, NotationError, Ticket, is_piece_id, parse_hidden
+from .move import MR_X, Move, NotationError, is_piece_id, parse_hidden
 from .rules import PRESET_TABLE, Preset, Rules, RulesError, preset_info
 
 __all__ = ["FORMAT", "VERSION", "Record", "RecordError", "RecordMove", "closest_preset"]
@@ -615,7 +615,6 @@ class Record:
                           rng: random.Random) -> Game:
         """Forward filter (path counts per station) then backward sampling; see reconstruct."""
         board = london(self.rules.board)
-        nb, masks = board.neighbours, board.masks
         hunters = dict(hunters)
         w: dict[int, int] = dict(weights)
         # for the backward pass: per hidden step, (move index, weights before, ticket, occupied)
@@ -670,9 +669,9 @@ class Record:
         candidates = dict(w)
         last_error: RecordError | None = None
         while candidates:
-            final = _weighted(candidates, rng)
+            final = draw_weighted(candidates, rng)
             del candidates[final]
-            path = self._path_back(final, steps, nb, masks, rng)
+            path = sample_path_back(board, final, [(b, t) for _i, b, t, _o in steps], rng)
             game = self._new_game({**self.start, MR_X: path[0]})
             _play(game, self._filled(path[1:]))
             try:
@@ -684,23 +683,6 @@ class Record:
             return game
         assert last_error is not None
         raise last_error
-
-    @staticmethod
-    def _path_back(final: int, steps: list[tuple[int, dict[int, int], int, int]],
-                   nb: tuple[tuple[tuple[int, ...], ...], ...],
-                   masks: tuple[tuple[int, ...], ...], rng: random.Random) -> list[int]:
-        """Mr X's stations (start first), drawn backward in proportion to path counts."""
-        path = [final]
-        v = final
-        for _i, before, t, _occ in reversed(steps):
-            if t == Ticket.BLACK:
-                preds = {u: before[u] for u in iter_bits(masks[4][v]) if u in before}
-            else:
-                preds = {u: before[u] for u in nb[t][v] if u in before}
-            v = _weighted(preds, rng)
-            path.append(v)
-        path.reverse()
-        return path
 
     def _filled(self, stations: list[int]) -> tuple[RecordMove, ...]:
         """The moves with Mr X's hidden stations replaced by ``stations`` (one per step)."""
@@ -805,18 +787,6 @@ def _play(game: Game, moves: Iterable[RecordMove]) -> None:
         # the core writes the piece into its moves only where the order is free
         free = game.side_to_move == "detectives" and game.rules.free_order
         game.push(labelled if free else move.with_piece(None))
-
-
-def _weighted(weights: Mapping[int, int], rng: random.Random) -> int:
-    """A key of ``weights`` drawn in proportion to its (integer) weight."""
-    keys = sorted(weights)
-    total = sum(weights[k] for k in keys)
-    r = rng.randrange(total)
-    for k in keys:
-        r -= weights[k]
-        if r < 0:
-            return k
-    return keys[-1]  # pragma: no cover
 
 
 def _is_int(x: Any) -> bool:
