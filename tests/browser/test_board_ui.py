@@ -227,7 +227,8 @@ def test_reveal_ghost_end_analysis_and_replay_step(server: str, new_page: Any, a
     page.set_viewport_size({"width": 1280, "height": 800})
     # replay step N: the board and the players table show the stations after N moves, and the
     # step is in the link (#…&ply=N); opening that link shows the same step
-    text = httpx.get(server + page.get_attribute("#download-text", "href")).text
+    bearer = {"Authorization": f"Bearer {game['tokens']['detectives']}"}  # the page sends it so
+    text = httpx.get(server + page.get_attribute("#download-text", "href"), headers=bearer).text
     rec = Record.parse(text)
     g = rec.reconstruct(random.Random(0))
     step = 5
