@@ -2,5 +2,5 @@
 # The README's main job: install the package and start the web app on its embedded SQLite file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install -q --disable-pip-version-check -e '.[all]'
+python3 -m pip install -q --disable-pip-version-check -e '.[fast]'
 exec scotlandyard serve --host 127.0.0.1 --port "${PORT:-8000}" --db "${SCOTLANDYARD_DB:-scotlandyard.sqlite3}" "$@"
