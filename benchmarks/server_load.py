@@ -64,6 +64,19 @@ def cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+def wait_quiet(pids: list[int], limit: float = 120.0) -> float:
+    """Wait until the servers use under 5 % of a core over a second (their AI warm-up, numba
+    loading the MCTS kernel in a thread, is done: it would count as the rows' CPU otherwise);
+    at most ``limit`` seconds. Returns the seconds waited."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        before = sum(cpu_seconds(p) for p in pids)
+        time.sleep(1.0)
+        if sum(cpu_seconds(p) for p in pids) - before < 0.05:
+            break
+    return time.monotonic() - t0
+
+
 @dataclass
 class Stats:
     """What one row measured."""
@@ -300,6 +313,7 @@ def main() -> None:
                 if pr.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"a server did not start; see {workdir}/server*.log")
                 time.sleep(0.1)
+        wait_quiet(pids)
 
         rows = []
         spect = not args.no_spectators

@@ -10,6 +10,7 @@ network, ``Board.distance``); his black tickets and double moves. The web page c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .belief import possible_history, probability_map
@@ -17,8 +18,11 @@ from .game import Game
 from .move import MR_X
 
 
-def analyse(game: Game) -> dict[str, Any]:
+def analyse(game: Game, p_true: Mapping[int, float] | None = None) -> dict[str, Any]:
     """The analysis of ``game`` (which keeps its true history; Mr X's stations are used).
+    ``p_true``: the probabilities of his true station already known (by the length of his log
+    right after the move; the web server keeps those of the maps it sent), computed here
+    only where missing.
 
     Returns ``{"slots": [{slot, round, ticket, possible, p_true, reveal, double}],
     "rounds": [{round, distance, piece}], "closest": [the three rounds of least distance],
@@ -27,7 +31,8 @@ def analyse(game: Game) -> dict[str, Any]:
     """
     replay = Game(game.rules, dict(game.start))
     counts = {slot: len(poss) for slot, _rnd, poss in possible_history(game.view("spectator"))}
-    p_true: dict[int, float] = {}
+    known = p_true or {}
+    p_true = {}
     rounds: list[dict[str, Any]] = []
 
     def note_round() -> None:
@@ -48,8 +53,12 @@ def analyse(game: Game) -> dict[str, Any]:
         before = len(replay.log)
         replay.push(move)
         if piece == MR_X and len(replay.log) > before:
-            prob = probability_map(replay.view("spectator"), "paths")
-            p_true[len(replay.log)] = float(prob.get(replay.station(MR_X), 0.0))
+            filled = len(replay.log)
+            if filled in known:
+                p_true[filled] = float(known[filled])
+            else:
+                prob = probability_map(replay.view("spectator"), "paths")
+                p_true[filled] = float(prob.get(replay.station(MR_X), 0.0))
     if replay.log and (not rounds or rounds[-1]["round"] != replay.log[-1].round):
         note_round()
     slots = [{

@@ -651,6 +651,49 @@ def test_state_probability_and_possible_history_are_the_public_beliefs(client, s
     assert checked > 20
 
 
+def test_analysis_reuses_the_maps_sent_and_equals_a_fresh_one_after_a_takeback():
+    """The room keeps the probability of Mr X's true station from each map it sent (so the
+    post-game analysis does not compute them again); after a takeback of his move and
+    another move instead, the analysis is still exactly `analyse` of the game."""
+    import asyncio
+
+    from scotlandyard.analysis import analyse
+    from scotlandyard.server.connections import Connection
+    from scotlandyard.server.store import Store
+
+    async def noop(*_: Any) -> None:
+        return None
+
+    async def go() -> None:
+        server = rooms.GameServer(Store(":memory:"), ai_delay=0)
+        rules = Rules.preset("classic", 2)
+        out = await server.open_game(rules, "classic",
+                                     {p: rooms.Seat(p, "human") for p in rules.pieces},
+                                     ["X", "spectator"], hotseat=False, seed=3, public=False,
+                                     options={}, you=None)
+        room = server.rooms[out["game_id"]]
+        room.join(Connection(noop, noop, "spectator", "spectator", ()))
+        rng = random.Random(3)
+        taken_back = False
+        while not room.game.is_over():
+            game = room.game
+            await room.apply(rng.choice(game.legal_moves()))
+            room.after_move()
+            if not taken_back and game.moves[-1][0] == "X" and len(game.log) == 4:
+                assert 4 in room._p_true
+                room.take_back(game.ply)  # Mr X's 4th slot is undone: its map is dropped
+                assert 4 not in room._p_true
+                taken_back = True
+        assert taken_back and len(room._p_true) >= 10
+        fresh = Game.new(rules, start=dict(room.game.start))
+        for _, move in room.game.moves:
+            fresh.push(move)
+        assert room.analysis() == analyse(fresh)
+        server.shutdown()
+
+    asyncio.run(go())
+
+
 def _check_beliefs(client, socks, preset: str, seed: int) -> int:
     from scotlandyard import probability_map
     from scotlandyard.belief import possible_history

@@ -11,20 +11,16 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ..move import MR_X
 from .lobby import covered, token_plan
 from .protocol import ProtocolError, RematchMessage, TakebackMessage
+from .protocol import frame_text as _frame
 
 if TYPE_CHECKING:
     from .connections import Connection
     from .rooms import Room
-
-
-def _frame(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"))
 
 
 def _side_of(role: str) -> str | None:

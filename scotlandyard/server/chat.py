@@ -15,14 +15,13 @@ Messages are plain text (the page draws them with ``textContent``), at most
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import unicodedata
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..move import MR_X
-from .protocol import ChatMessage, ChatRecordMessage, ProtocolError
+from .protocol import ChatMessage, ChatRecordMessage, ProtocolError, frame_text
 
 if TYPE_CHECKING:
     from .connections import Connection
@@ -113,8 +112,7 @@ class RoomChat:
 
     def send_history(self, conn: Connection) -> None:
         """Send a new connection the messages it may read."""
-        conn.send(json.dumps({"type": "chat_history", "messages": self._readable(conn.role)},
-                             separators=(",", ":")))
+        conn.send(frame_text({"type": "chat_history", "messages": self._readable(conn.role)}))
 
     def post(self, conn: Connection, msg: ChatMessage) -> None:
         """Store and deliver one message; raise :class:`ProtocolError` to refuse it."""
@@ -128,9 +126,8 @@ class RoomChat:
             raise ProtocolError(exc.code, exc.message, msg.id) from None
         n, at = self.room.server.store.add_chat(self.room.id, msg.channel, conn.token_name, text)
         self.room.chat_posted_here.add(n)  # delivered below, not again by Room.refresh
-        frame = json.dumps({"type": "chat", "message": message(n, at, msg.channel,
-                                                               conn.token_name, text)},
-                           separators=(",", ":"))
+        frame = frame_text({"type": "chat", "message": message(n, at, msg.channel,
+                                                               conn.token_name, text)})
         for other in list(self.room.connections):
             if receives(other.role, msg.channel):
                 other.send(frame)

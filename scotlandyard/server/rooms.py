@@ -12,7 +12,6 @@ Tokens and commitments are in :mod:`.tokens`, sockets in :mod:`.connections`, AI
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import secrets
@@ -47,6 +46,7 @@ from .protocol import (
     TakebackMessage,
     TakeoverMessage,
 )
+from .protocol import frame_text as _json
 from .store import (
     UNAVAILABLE,
     AsyncStore,
@@ -77,10 +77,6 @@ DEFAULT_AGENT = "medium"
 X_ABSENT_SECONDS = 60.0
 """The default ``--absent-timeout``: after this long without a connection for a seat, any
 other player (of either side) may let an AI take it."""
-
-
-def _json(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))
 
 
 def resolve_agent(name: str) -> tuple[str, str | None]:
@@ -193,6 +189,9 @@ class Room:
         self.commitments = commitments
         self._beliefs: tuple[int, dict[str, float], list[dict[str, Any]] | None] | None = None
         self._analysis: tuple[int, dict[str, Any]] | None = None  # (ply, post-game analysis)
+        self._p_true: dict[int, float] = {}
+        """The public map's probability of Mr X's true station right after each of his moves
+        (by the length of his log then), kept for the post-game analysis (never sent)."""
         self.connections: set[Connection] = set()
         now = time.monotonic()
         self._absent_since: dict[str, float] = {p: now for p in game.pieces}
@@ -259,6 +258,7 @@ class Room:
         self.server.store.undo_moves(self.id, ply, keep)
         self.commitments = [c for c in self.commitments if c.slot <= keep]
         self._beliefs = None
+        self._p_true = {k: p for k, p in self._p_true.items() if k <= keep}
         self.notice({"type": "notice", "code": "takeback", "ply": ply})
         self.seats_changed()
 
@@ -341,7 +341,11 @@ class Room:
             # nothing in the map: only Mr X's moves and landings on possible stations do
             prob = cached[1]
         else:
-            prob = {str(st): round(p, 6) for st, p in probability_map(public, "paths").items()}
+            raw = probability_map(public, "paths")
+            prob = {str(st): round(p, 6) for st, p in raw.items()}
+            if last is not None and last[0] == MR_X and last[1].take_from is None and last[1].steps:
+                # the map right after his move: the analysis needs it at the end
+                self._p_true[len(self.game.log)] = float(raw.get(self.game.station(MR_X), 0.0))
         history = None
         if self.game.is_over():
             history = [{"slot": slot, "round": rnd, "possible": sorted(poss)}
@@ -355,7 +359,7 @@ class Room:
         if not self.game.is_over():
             return None
         if self._analysis is None or self._analysis[0] != self.game.ply:
-            self._analysis = (self.game.ply, analyse(self.game))
+            self._analysis = (self.game.ply, analyse(self.game, self._p_true))
         return self._analysis[1]
 
     def state(self, key: str, seats: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -535,6 +539,7 @@ class Room:
             fresh = self.server._rebuild(stored)
             self.game, changed = fresh.game, True
             self._beliefs = None
+            self._p_true = {}
         self.commitments = list(stored.commitments)
         issued = self.server.store.token_names(self.id)  # a seat joined through another process
         if sorted(issued) != sorted(self.issued):
