@@ -28,6 +28,12 @@ have no running games of its own).
     python benchmarks/server_load.py                 # 100 games, about a minute
     python benchmarks/server_load.py --games 20 --seconds 5
     python benchmarks/server_load.py --db pg-temp --workers 2 --games 20 --seconds 10
+    python benchmarks/server_load.py --capacity 100,200,300,400,500,600 --seconds 8
+
+``--capacity N,N,...`` ramps the number of games (bots thinking ``--think`` s before each
+move, like players) and prints one row per count: moves/s, p50/p99 move latency, the server's
+CPU and resident memory, the bots' own CPU (they share the machine), and the knee: the most
+games served with p99 <= ``--knee-ms`` (50) and no errors.
 """
 
 from __future__ import annotations
@@ -48,6 +54,11 @@ from pathlib import Path
 import httpx
 import websockets
 
+try:  # the client parses every state frame: the faster parser leaves the cores to the server
+    from orjson import loads as parse
+except ImportError:  # pragma: no cover - orjson is a dependency of the package
+    parse = json.loads
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -62,6 +73,17 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MiB (Linux /proc; nan elsewhere)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return float("nan")
 
 
 def wait_quiet(pids: list[int], limit: float = 120.0) -> float:
@@ -158,7 +180,7 @@ class Load:
         acted = -1
         try:
             async for text in ws:
-                msg = json.loads(text)
+                msg = parse(text)
                 kind = msg["type"]
                 if kind == "ack":
                     if sent_at is not None and self.measuring:
@@ -195,7 +217,7 @@ class Load:
     async def watch(self, ws, done: asyncio.Event) -> None:
         try:
             async for text in ws:
-                msg = json.loads(text)
+                msg = parse(text)
                 if msg["type"] == "state" and msg["view"]["outcome"] is not None:
                     done.set()
                     return
@@ -255,6 +277,86 @@ async def run_row(base: str | list[str], pid: int | list[int], games: int, secon
     return stats
 
 
+@dataclass
+class Step:
+    """One step of the capacity ramp."""
+
+    games: int
+    stats: Stats
+    rss_mb: float
+    client_cpu: float  # this process's CPU seconds in the window (the bots)
+
+
+async def capacity(base: str, pid: int, steps: list[int], seconds: float, think: float,
+                   spectators: bool, seed: int, give_up_ms: float = 1000.0) -> list[Step]:
+    """Ramp the number of games: open games up to each count in ``steps`` (the ones already
+    open keep playing), let them settle, then measure ``seconds``. Stops after a step whose
+    p99 is over ``give_up_ms`` (far past the knee)."""
+    load = Load(base, Stats(), 10**9, think, spectators, seed)
+    slots: list[asyncio.Task] = []
+    out: list[Step] = []
+
+    async def add(n: int) -> None:
+        socks = await load.open_game(n)
+        slots.append(asyncio.create_task(load.game_slot(n, socks)))
+
+    try:
+        for target in steps:
+            while len(slots) < target:  # ten at a time, as players arriving
+                batch = range(len(slots), min(target, len(slots) + 10))
+                await asyncio.gather(*(add(n) for n in batch))
+            await asyncio.sleep(max(1.0, 2 * think))  # the new games' first moves
+            stats = Stats()
+            load.stats = stats
+            load.measuring = True
+            t0, cpu0, mine0 = time.perf_counter(), cpu_seconds(pid), time.process_time()
+            await asyncio.sleep(seconds)
+            load.measuring = False
+            stats.seconds = time.perf_counter() - t0
+            stats.server_cpu = cpu_seconds(pid) - cpu0
+            out.append(Step(target, stats, rss_mb(pid), time.process_time() - mine0))
+            if pct(stats.latencies, .99) > give_up_ms:
+                break
+    finally:
+        load.stop.set()
+        if slots:
+            await asyncio.wait(slots, timeout=20)
+        for t in slots:
+            t.cancel()
+        for http in load.https:
+            await http.aclose()
+    return out
+
+
+def print_capacity(steps: list[Step], think: float, knee_ms: float) -> None:
+    """The ramp as a table, and the knee: the most games with p99 <= ``knee_ms``."""
+    print(f"capacity ramp, bots think {think:g} s on average (0.5-1.5x) before each move; "
+          f"latency = move sent -> ack received, in this client")
+    head = (f"{'games':>6} {'sockets':>7} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
+            f"{'p99 ms':>7} {'max ms':>7} {'srv cpu %':>9} {'ms/move':>7} {'srv RSS MiB':>11} "
+            f"{'bots cpu %':>10} {'errors':>6}")
+    print(head)
+    print("-" * len(head))
+    knee = None
+    for st in steps:
+        s = st.stats
+        n = len(s.latencies)
+        p99 = pct(s.latencies, .99)
+        if n and p99 <= knee_ms and not s.errors:
+            knee = st.games
+        print(f"{st.games:>6} {st.games * 3:>7} {n:>7} {n / s.seconds:>8.0f} "
+              f"{pct(s.latencies, .5):>7.1f} {p99:>7.1f} "
+              f"{(max(s.latencies) * 1000 if n else float('nan')):>7.1f} "
+              f"{s.server_cpu / s.seconds * 100:>9.0f} "
+              f"{(s.server_cpu * 1000 / n if n else float('nan')):>7.2f} {st.rss_mb:>11.0f} "
+              f"{st.client_cpu / s.seconds * 100:>10.0f} {s.errors:>6}")
+    print(f"knee: {knee if knee is not None else 'below ' + str(steps[0].games)} games "
+          f"(the most with p99 <= {knee_ms:g} ms and no errors)")
+    for st in steps:
+        for sample in st.stats.error_samples:
+            print(f"  {st.games} games: {sample}")
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -277,7 +379,20 @@ def main() -> None:
                     help="the database: a SQLite file (default: a fresh temporary one), "
                          "postgresql://... (an empty database), or pg-temp (a throwaway "
                          "PostgreSQL server for this run)")
+    ap.add_argument("--capacity", default=None, metavar="N,N,...",
+                    help="capacity mode: ramp through these numbers of games (bots thinking "
+                         "--think s), one row each, and print the knee (p99 <= --knee-ms)")
+    ap.add_argument("--knee-ms", type=float, default=50.0,
+                    help="the p99 move latency that defines the knee (default 50)")
     args = ap.parse_args()
+    ramp: list[int] = []
+    if args.capacity is not None:
+        try:
+            ramp = sorted({int(x) for x in args.capacity.split(",") if x.strip()})
+        except ValueError:
+            ap.error("--capacity takes whole numbers of games, e.g. 100,200,400")
+        if not ramp or ramp[0] < 1 or args.workers != 1:
+            ap.error("--capacity needs counts >= 1 and one worker")
     if args.games < 1 or args.seconds <= 0 or args.workers < 1:
         ap.error("--games >= 1, --seconds > 0 and --workers >= 1")
 
@@ -301,6 +416,7 @@ def main() -> None:
              "--ai-delay", "0", "--no-limits"], cwd=workdir, stdout=logs[-1], stderr=subprocess.STDOUT))
     base = bases[0]
     pids = [p.pid for p in procs]
+    steps: list[Step] = []
     try:
         deadline = time.monotonic() + 240  # a loaded machine starts Python slowly
         for b, pr in zip(bases, procs, strict=True):
@@ -317,19 +433,24 @@ def main() -> None:
 
         rows = []
         spect = not args.no_spectators
+        if ramp:
+            steps = asyncio.run(capacity(base, pids[0], ramp, args.seconds, args.think, spect,
+                                         args.seed))
 
         def measure(label: str, games: int, coro_factory) -> None:
             stats = asyncio.run(coro_factory())
             rows.append((label, games, stats))
 
-        measure("ping baseline (idle)", 1, lambda: ping_baseline(base, 100))
-        measure("1 game, no think", 1, lambda: run_row(
-            bases, pids, 1, min(args.seconds, 5), args.max_moves, 0.0, spect, args.seed))
-        measure(f"{args.games} games, think {args.think:g}s", args.games, lambda: run_row(
-            bases, pids, args.games, args.seconds, args.max_moves, args.think, spect,
-            args.seed + 1))
-        measure(f"{args.games} games, no think", args.games, lambda: run_row(
-            bases, pids, args.games, args.seconds, args.max_moves, 0.0, spect, args.seed + 2))
+        if not ramp:
+            measure("ping baseline (idle)", 1, lambda: ping_baseline(base, 100))
+            measure("1 game, no think", 1, lambda: run_row(
+                bases, pids, 1, min(args.seconds, 5), args.max_moves, 0.0, spect, args.seed))
+            measure(f"{args.games} games, think {args.think:g}s", args.games, lambda: run_row(
+                bases, pids, args.games, args.seconds, args.max_moves, args.think, spect,
+                args.seed + 1))
+            measure(f"{args.games} games, no think", args.games, lambda: run_row(
+                bases, pids, args.games, args.seconds, args.max_moves, 0.0, spect,
+                args.seed + 2))
     finally:
         for pr in procs:
             pr.terminate()
@@ -348,7 +469,12 @@ def main() -> None:
                         for line in (workdir / f"server{w}.log").read_text().splitlines())
     kind = "PostgreSQL" if db.startswith("postgres") else "SQLite"
     print(f"scotlandyard server load, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
-          f"spectators {'on' if spect else 'off'}, {args.workers} worker(s) on {kind}")
+          f"spectators {'on' if spect else 'off'}, {args.workers} worker(s) on {kind}, "
+          f"load average {os.getloadavg()[0]:.2f} at the end")
+    if ramp:
+        print_capacity(steps, args.think, args.knee_ms)
+        print(f"server log error lines: {server_errors}")
+        return
     head = (f"{'scenario':<26} {'games':>5} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
             f"{'p90 ms':>7} {'p99 ms':>7} {'max ms':>7} {'srv cpu ms/move':>15} {'errors':>6}")
     print(head)
