@@ -1,6 +1,6 @@
 """Research API speed: the AEC env, the Gymnasium envs and the numpy batch simulator.
 
-Usage: python benchmarks/env.py [--games 40] [--batch 10000] [--repeat 3]
+Usage: python benchmarks/env.py [--games 40] [--batch 10000] [--repeat 3] [--only aec,gym,batch]
 
 Classic rules, 5 detectives, uniformly random legal actions, one core. Prints a table; each
 figure is the best of ``--repeat`` runs, counted per second of the process's CPU time (on a
@@ -15,6 +15,11 @@ load average and the last column the wall-clock figure). The baseline in the sam
   ``game.view`` per move) are in the engine moves.
 - Batch: engine moves per second over all games; ``record`` keeps every move list for export,
   ``possible`` tracks Mr X's possible locations.
+- *vs baseline*: env steps per second over the baseline's moves per second in the same run
+  (steadier than either figure on a shared machine: both slow down together).
+
+There is no parallel-API row: the game is turn-based (one agent acts per step), so the envs
+are AEC (PettingZoo, ``is_parallelizable`` False) and single-agent Gymnasium.
 """
 
 from __future__ import annotations
@@ -114,7 +119,10 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=40, help="games per env run")
     ap.add_argument("--batch", type=int, default=10_000, help="games per batch run")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="aec,gym,batch",
+                    help="comma-separated row groups to run besides the baseline: aec, gym, batch")
     args = ap.parse_args()
+    groups = set(args.only.split(","))
     rules = Rules.classic(detectives=5)
     console = Console(width=120)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -122,26 +130,35 @@ def main() -> None:
                         f"Python {platform.python_version()}, numpy {np.__version__}, "
                         f"load average {load:.1f} on {os.cpu_count()} CPUs")
     for col, just in (("what", "left"), ("env steps/s", "right"), ("engine moves/s", "right"),
-                      ("aim", "right"), ("moves/s (wall)", "right")):
+                      ("vs baseline", "right"), ("aim", "right"), ("moves/s (wall)", "right")):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
+    base_rate = [0.0]
 
     def row(label: str, fn: Callable[[], tuple[int, int]], aim: str = "", env: bool = True) -> None:
         cpu, wall, steps, moves = best(fn, args.repeat)
-        table.add_row(label, f"{steps / cpu:,.0f}" if env else "", f"{moves / cpu:,.0f}", aim,
-                      f"{moves / wall:,.0f}")
+        if not base_rate[0]:
+            base_rate[0] = moves / cpu
+        ratio = f"{steps / cpu / base_rate[0]:.1%}" if env else ""
+        table.add_row(label, f"{steps / cpu:,.0f}" if env else "", f"{moves / cpu:,.0f}", ratio,
+                      aim, f"{moves / wall:,.0f}")
 
     row("baseline: game.legal_moves() + push loop", lambda: engine_loop(rules, args.games),
         env=False)
-    row("PettingZoo AEC env (step + last)", lambda: aec_loop(rules, args.games), "≥ 10,000 steps")
-    row("  + board_features=True", lambda: aec_loop(rules, args.games, board_features=True))
-    row("  + probability=True, board_features=True",
-        lambda: aec_loop(rules, max(args.games // 4, 1), probability=True, board_features=True))
-    for env_id in sye.GYM_IDS:
-        row(f"Gymnasium {env_id.split('/')[1]} vs random", lambda e=env_id: gym_loop(e, rules, args.games))
-    for record, possible in ((True, True), (False, False)):
-        row(f"BatchSim, {args.batch:,} games, record={record}, possible={possible}",
-            lambda r=record, p=possible: batch_run(rules, args.batch, r, p),
-            "≥ 1,000,000" if record else "", env=False)
+    if "aec" in groups:
+        row("PettingZoo AEC env (step + last)", lambda: aec_loop(rules, args.games),
+            "≥ 10,000 steps")
+        row("  + board_features=True", lambda: aec_loop(rules, args.games, board_features=True))
+        row("  + probability=True, board_features=True",
+            lambda: aec_loop(rules, max(args.games // 4, 1), probability=True, board_features=True))
+    if "gym" in groups:
+        for env_id in sye.GYM_IDS:
+            row(f"Gymnasium {env_id.split('/')[1]} vs random",
+                lambda e=env_id: gym_loop(e, rules, args.games))
+    if "batch" in groups:
+        for record, possible in ((True, True), (False, False)):
+            row(f"BatchSim, {args.batch:,} games, record={record}, possible={possible}",
+                lambda r=record, p=possible: batch_run(rules, args.batch, r, p),
+                "≥ 1,000,000" if record else "", env=False)
     console.print(table)
 
 

@@ -225,6 +225,32 @@ def test_fast_encoder_equals_the_view_encoder(name: str) -> None:
                 assert (fast >= low).all() and (fast <= high).all()
 
 
+@pytest.mark.parametrize("name", ["classic5", "new_2p", "classic_extra_reveal"])
+def test_fast_encoder_follows_undo_copies_and_several_games(name: str) -> None:
+    """The encoder caches per game (tickets by history entry, templates by log, round and
+    possible set): taking moves back, switching between a game and its copy, or between two
+    games, must give the reference vector every time, optional segments included."""
+    rules = ALL_RULES[name]()
+    for options in ({}, {"probability": True, "board_features": True}):
+        enc = Encoder(rules, **options)
+        lay = enc.layout
+        rng = random.Random(name)
+        games = [Game.new(rules, seed=1), Game.new(rules, seed=2)]
+        for step in range(140):
+            g = games[rng.randrange(2)]
+            if g.ply and (g.is_over() or rng.random() < 0.25):
+                for _ in range(rng.randint(1, min(3, g.ply))):
+                    g.pop()
+            elif rng.random() < 0.1:
+                games[games.index(g)] = g = g.copy()
+            else:
+                g.push(rng.choice(g.legal_moves()))
+            viewer = rng.choice(("X", *rules.hunters, "spectator"))
+            fast = enc.encode(g, viewer, selected=g.to_move)
+            ref = encode_view(g.view(viewer), selected=g.to_move, layout=lay)
+            assert np.array_equal(fast, ref), (options, step, viewer, g.ply)
+
+
 def test_detective_observation_marks_mr_x_only_at_reveals() -> None:
     """Over many random games: the Mr X plane and the log of a detective's observation hold
     his station only where the log slot is a reveal (R-MRX), never the hidden truth."""

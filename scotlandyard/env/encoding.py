@@ -306,7 +306,17 @@ def encode_view(view: PlayerView, *, selected: str | None = None,
 
 class Encoder:
     """Fast observations straight from a ``Game`` (same vector as :func:`encode_view` of the
-    viewer's view; tested). Keeps a per-game cache of the encoded travel log."""
+    viewer's view; tested on every preset, across undo and game copies).
+
+    What the rules fix is computed once: the static vector (seats, flags, reveal slots), the
+    flat offset of every piece's station plane, the ``me``/``selected`` cells, the ``moved``
+    cells of each turn. What changes only with Mr X's log, the round or the possible set (the
+    log rows of both filters, the last reveal, the scalars, the possible plane) sits in two
+    templates, one for Mr X's filter and one for everybody else's, rewritten only when it
+    changes. A call copies its template, sets the few cells of the pieces, and writes the
+    ticket segment; the tickets are re-read only for the pieces a move can change (the mover,
+    Mr X, the detective a ticket is taken from, a shared pool), and all of them whenever the
+    game is not the previous one plus one move (identity of the history entries)."""
 
     def __init__(self, rules: Rules, *, probability: bool = False,
                  board_features: bool = False) -> None:
@@ -316,45 +326,150 @@ class Encoder:
                                                   board_features=board_features)
         self._static = _Static(rules, self.layout)
         lay = self.layout
-        self._pieces = rules.pieces
+        pieces = rules.pieces
+        self._pieces = pieces
         self._index = self._static.index
-        self._st = lay.start("stations")
-        self._pos = lay.start("possible")
-        self._last = lay.start("last_reveal")
-        self._tk = lay.start("tickets")
-        self._me = lay.start("me")
-        self._sel = lay.start("selected")
-        self._mv = lay.start("moved")
+        st = lay.start("stations")
+        self._x_plane = st - 1  # + station: Mr X's plane
+        self._planes = [st + i * STATIONS - 1 for i in range(1, len(pieces))]  # + station
+        self._last = lay.start("last_reveal") - 1  # + station
+        self._me = {p: lay.start("me") + i for i, p in enumerate(pieces)}
+        self._sel = {p: lay.start("selected") + i for i, p in enumerate(pieces)}
+        mv = lay.start("moved")
+        self._mv = mv
+        # fixed order: the hunters before ``to_move`` have moved (none while Mr X moves)
+        self._moved_fixed = {p: [mv + i for i in range(1, k)] for k, p in enumerate(pieces)}
+        self._free = rules.free_order
+        self._hunter_seats = [(i, p) for i, p in enumerate(pieces) if i]
         self._take = lay.start("pending_take")
         self._pt = lay.start("pending_ticket")
-        self._ps = lay.start("pending_station")
+        self._ps = lay.start("pending_station") - 1  # + station
+        self._pos = lay.start("possible")
+        self._tk = lay.start("tickets")
+        self._tk_end = self._tk + len(pieces) * 5
         self._sc = lay.start("scalars")
         self._log = lay.start("log")
+        self._extra_reveal = rules.extra_reveal
+        slots = rules.reveal_slots
+        # scalars' last entry for each number of slots used: slots to the next reveal slot
+        self._to_next = [next((s - u for s in slots if s > u), 0) / LOG_SLOTS
+                         for u in range(LOG_SLOTS + 1)]
+        self._extras = probability or board_features
+        # the seats whose tickets a move by seat i can change: i, Mr X (ticket handover, takes)
+        # and, where the detectives share one supply, every detective
+        pooled = rules.pooled_supply is not None
+        det = [i for i, p in enumerate(pieces) if p.startswith("D")]
+        self._touched = [sorted({0, i, *(det if pooled and i in det else ())})
+                         for i in range(len(pieces))]
+        # templates (Mr X's filter, everybody else's) and what they hold
+        base = self._static.base
+        self._tpl_x = base.copy()
+        self._tpl_pub = base.copy()
         self._cache_log: tuple[Any, ...] = ()
         self._rows_public = np.zeros((LOG_SLOTS, len(LOG_FIELDS)), np.float32)
         self._rows_mr_x = np.zeros((LOG_SLOTS, len(LOG_FIELDS)), np.float32)
+        self._log_cells: list[int] = []  # cells the log set to one in the public template
+        self._log_cells_x: list[int] = []  # ... and in Mr X's
+        self._tpl_round = -1
+        self._tpl_bits = -1
+        self._possible = np.zeros(STATIONS, np.uint8)
+        # tickets: the game and history entry they were read at, and the values (flat)
+        self._tk_game: Game | None = None
+        self._tk_n = -1
+        self._tk_last: object = None
+        self._tk_vals: list[float] = []
         self._prob_key: tuple[int, int] | None = None
         self._prob: dict[int, float] | None = None
+        self._update_log(())
 
+    # ---- templates -------------------------------------------------------------------------
     def _update_log(self, log: tuple[Any, ...]) -> None:
+        """Mr X's log changed: the log rows, the last reveal and the log scalars of both
+        templates."""
         old = self._cache_log
-        if log == old:
-            return
         k = 0
         n = min(len(old), len(log))
         while k < n and old[k] is log[k]:
             k += 1
-        self._rows_public[k:] = 0
-        self._rows_mr_x[k:] = 0
+        rows_x, rows_pub = self._rows_mr_x, self._rows_public
+        rows_x[k:] = 0
+        rows_pub[k:] = 0
         for j in range(k, len(log)):
             e = log[j]
             row = (1, e.ticket == 0, e.ticket == 1, e.ticket == 2, e.ticket == 3, e.reveal, e.double,
                    e.voluntary)
-            self._rows_mr_x[j, :8] = row
-            self._rows_mr_x[j, 8] = e.station / STATIONS
-            self._rows_public[j, :8] = row
-            self._rows_public[j, 8] = e.station / STATIONS if e.reveal else 0
+            rows_x[j, :8] = row
+            rows_x[j, 8] = e.station / STATIONS
+            rows_pub[j, :8] = row
+            rows_pub[j, 8] = e.station / STATIONS if e.reveal else 0
         self._cache_log = log
+        used = len(log)
+        lg = self._log
+        width = LOG_SLOTS * len(LOG_FIELDS)
+        self._tpl_x[lg: lg + width] = rows_x.ravel()
+        self._tpl_pub[lg: lg + width] = rows_pub.ravel()
+        for tpl, cells in ((self._tpl_pub, self._log_cells), (self._tpl_x, self._log_cells_x)):
+            for c in cells:
+                tpl[c] = 0.0
+            cells.clear()
+        since = 0.0
+        for j in range(used - 1, -1, -1):
+            if log[j].reveal:
+                station = log[j].station
+                since = (used - j) / LOG_SLOTS
+                self._log_cells.append(self._last + station)
+                self._log_cells_x.append(self._last + station)
+                if j == used - 1:  # the detectives see Mr X where he is revealed
+                    self._log_cells.append(self._x_plane + station)
+                break
+        for tpl, cells in ((self._tpl_pub, self._log_cells), (self._tpl_x, self._log_cells_x)):
+            for c in cells:
+                tpl[c] = 1.0
+            sc = self._sc
+            tpl[sc + 1] = used / LOG_SLOTS
+            tpl[sc + 2] = since
+            tpl[sc + 3] = self._to_next[used]
+
+    def _update_possible(self, bits: int) -> None:
+        raw = np.frombuffer(bits.to_bytes(26, "little"), np.uint8)
+        self._possible = np.unpackbits(raw, bitorder="little")[1: STATIONS + 1]
+        pos = self._pos
+        self._tpl_x[pos: pos + STATIONS] = self._possible
+        self._tpl_pub[pos: pos + STATIONS] = self._possible
+        self._tpl_bits = bits
+
+    def _tickets(self, game: Game) -> list[float]:
+        """The ticket segment's values (re-read only where a move can have changed them)."""
+        hist = game.history
+        n = len(hist)
+        last = hist[-1] if n else None
+        vals = self._tk_vals
+        if game is self._tk_game:
+            if n == self._tk_n and last is self._tk_last:
+                return vals
+            if (last is not None and n == self._tk_n + 1
+                    and (hist[-2] if n > 1 else None) is self._tk_last):
+                seats = self._touched[last[0]]
+                take = last[1].take_from
+                if take is not None:
+                    seats = [*seats, self._index[take]]
+                self._read_tickets(game, seats)
+                self._tk_n, self._tk_last = n, last
+                return vals
+        self._tk_vals = [0.0] * (len(self._pieces) * 5)
+        self._read_tickets(game, range(len(self._pieces)))
+        self._tk_game, self._tk_n, self._tk_last = game, n, last
+        return self._tk_vals
+
+    def _read_tickets(self, game: Game, seats: Any) -> None:
+        vals = self._tk_vals
+        pieces = self._pieces
+        for i in seats:
+            counts = game.tickets(pieces[i]).values()  # taxi, bus, underground[, black, double]
+            row = [0.0 if c is None else c / sc for c, sc in zip(counts, TICKET_SCALE, strict=False)]
+            if len(row) == 3:
+                row += (0.0, 0.0)
+            vals[5 * i: 5 * i + 5] = row
 
     def _probability(self, game: Game) -> dict[int, float] | None:
         if game.is_over():
@@ -365,65 +480,54 @@ class Encoder:
             self._prob_key = key
         return self._prob
 
+    # ---- the observation --------------------------------------------------------------------
     def encode(self, game: Game, piece: str, *, selected: str | None = None,
                pending: tuple[int, int] | None = None) -> np.ndarray:
         """``piece``'s observation of ``game`` (``piece`` is a piece id or ``"spectator"``)."""
         if game.rules is not self.rules and game.rules != self.rules:
             raise ValueError("this encoder was made for other rules")
+        mr_x = piece == MR_X
         if piece != "spectator" and piece not in self._index:
             raise ValueError(f"no piece {piece!r} in these rules (pieces: {', '.join(self._pieces)})")
-        obs = self._static.base.copy()
-        mr_x = piece == MR_X
-        stations = game.stations
         log = game.log
-        ones: list[int] = []
-        st = self._st
-        for i, p in enumerate(self._pieces):
-            if i:
-                ones.append(st + i * STATIONS + stations[p] - 1)
-        if mr_x:
-            ones.append(st + stations[MR_X] - 1)
-        elif log and log[-1].reveal:
-            ones.append(st + log[-1].station - 1)
-        for e in reversed(log):
-            if e.reveal:
-                ones.append(self._last + e.station - 1)
-                break
+        if log != self._cache_log:
+            self._update_log(log)
+        rnd = game.round
+        if rnd != self._tpl_round:
+            self._tpl_x[self._sc] = self._tpl_pub[self._sc] = rnd / LOG_SLOTS
+            self._tpl_round = rnd
+        bits = game.possible_bits
+        if bits != self._tpl_bits:
+            self._update_possible(bits)
+        obs = (self._tpl_x if mr_x else self._tpl_pub).copy()
+        obs[self._tk: self._tk_end] = self._tickets(game)
+        pos = game.station_list
+        for o, s in zip(self._planes, pos[1:], strict=True):
+            obs[o + s] = 1.0
         if piece != "spectator":
-            ones.append(self._me + self._index[piece])
+            obs[self._me[piece]] = 1.0
         if selected is not None:
-            ones.append(self._sel + self._index[selected])
+            obs[self._sel[selected]] = 1.0
         to_move = game.to_move
-        for i in _moved(self._pieces, to_move, game.pieces_to_move, self.rules.free_order):
-            ones.append(self._mv + i)
-        if self.rules.extra_reveal and to_move == MR_X:
+        if to_move is not None and to_move != MR_X:
+            if self._free:
+                waiting = game.pieces_to_move
+                for i, p in self._hunter_seats:
+                    if p not in waiting:
+                        obs[self._mv + i] = 1.0
+            else:
+                for c in self._moved_fixed[to_move]:
+                    obs[c] = 1.0
+        elif to_move is not None and self._extra_reveal:
             ms = game.legal_moves()
             if ms and ms[0].take_from is not None:
-                ones.append(self._take + self._index[ms[0].take_from])
-        if mr_x and pending is not None:
-            ones.append(self._pt + pending[0])
-            ones.append(self._ps + pending[1] - 1)
-        obs[ones] = 1.0
-        bits = game.possible_bits
-        raw = np.frombuffer(bits.to_bytes(26, "little"), np.uint8)
-        possible = np.unpackbits(raw, bitorder="little")[1: STATIONS + 1]
-        obs[self._pos: self._pos + STATIONS] = possible
-        vals: list[float] = []
-        scale = TICKET_SCALE
-        for p in self._pieces:
-            counts = list(game.tickets(p).values())  # taxi, bus, underground[, black, double]
-            vals += [0.0 if c is None else c / scale[k] for k, c in enumerate(counts)]
-            if len(counts) == 3:
-                vals += (0.0, 0.0)
-        obs[self._tk: self._tk + len(vals)] = vals
-        obs[self._sc: self._sc + 4] = _scalars(game.round, [e.reveal for e in log],
-                                               self.rules.reveal_slots)
-        if log:
-            self._update_log(log)
-            rows = self._rows_mr_x if mr_x else self._rows_public
-            obs[self._log: self._log + len(log) * len(LOG_FIELDS)] = rows[: len(log)].ravel()
-        lay = self.layout
-        if lay.probability or lay.board_features:
-            prob = self._probability(game) if lay.probability else None
-            self._static.extras(obs, possible, [0] + [stations[p] for p in self._pieces[1:]], prob)
+                obs[self._take + self._index[ms[0].take_from]] = 1.0
+        if mr_x:
+            obs[self._x_plane + pos[0]] = 1.0
+            if pending is not None:
+                obs[self._pt + pending[0]] = 1.0
+                obs[self._ps + pending[1]] = 1.0
+        if self._extras:
+            prob = self._probability(game) if self.layout.probability else None
+            self._static.extras(obs, self._possible, [0, *pos[1:]], prob)
         return obs

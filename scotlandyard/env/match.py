@@ -44,6 +44,8 @@ from .actions import (
 def as_action(action: object) -> int | None:
     """``action`` as a Python int if it is an integer action (``int``, a numpy integer, or a
     0-d integer array, as ``model.predict`` returns), else ``None``. Booleans are refused."""
+    if type(action) is int:
+        return action
     if isinstance(action, np.ndarray):
         if action.shape != () or action.dtype.kind not in "iu":
             return None
@@ -74,32 +76,65 @@ def defer_target(waiting: Sequence[str], piece: str, moves: Sequence[Move],
     return None
 
 
+_TICKETS = tuple(Ticket)
+_ACTS_OF: dict[int, tuple[Move, tuple[int, ...]]] = {}
+
+
+def _acts_of(move: Move) -> tuple[int, ...]:
+    """:func:`move_actions` of ``move``, cached by identity (the engine's moves are interned,
+    so the same few thousand objects come back; the cache holds each move, so an id is never
+    reused while its entry lives, and it is cleared if it ever grows large)."""
+    got = _ACTS_OF.get(id(move))
+    if got is not None and got[0] is move:
+        return got[1]
+    if len(_ACTS_OF) > 200_000:
+        _ACTS_OF.clear()
+    acts = move_actions(move)
+    _ACTS_OF[id(move)] = (move, acts)
+    return acts
+
+
 def actions_from_moves(moves: Sequence[Move], piece: str, pending: tuple[int, int] | None,
                        can_defer: bool) -> tuple[list[int], dict[int, Move]]:
-    """The legal actions of ``piece`` given the engine's legal ``moves`` (increasing), and the
-    ``take`` actions' moves. A double move's first step is legal when some double move starts
-    with it; while one is ``pending``, its legal second steps. A hunter with no move has
-    ``pass`` (in free order only when the engine offers it); ``can_defer`` adds ``defer`` (free order, an unmoved hunter sits after it)."""
+    """The legal actions of ``piece`` given the engine's legal ``moves``, in increasing order,
+    and the ``take`` actions' moves. A double move's first step is legal when some double move
+    starts with it; while one is ``pending``, its legal second steps. A hunter with no move has
+    ``pass`` (in free order only when the engine offers it); ``can_defer`` adds ``defer`` (free
+    order, an unmoved hunter sits after it)."""
+    get = _ACTS_OF.get
     if piece != MR_X:
-        out = sorted(int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
-                     for m in moves if m.piece in (None, piece) and not m.is_pass)
-        if not out and any(m.is_pass and m.piece in (None, piece) for m in moves):
-            out.append(PASS)  # R-ORDER-FREE: a pass only when no unmoved piece can move
+        out: list[int] = []
+        has_pass = False
+        for m in moves:
+            if m.piece is None or m.piece == piece:
+                got = get(id(m))
+                a = got[1][0] if got is not None and got[0] is m else _acts_of(m)[0]
+                if a == PASS:
+                    has_pass = True  # R-ORDER-FREE: a pass only when no unmoved piece can move
+                else:
+                    out.append(a)
+        out.sort()
+        if not out and has_pass:
+            out.append(PASS)
         if can_defer:
             out.append(DEFER)
         return out, {}
     if pending is not None:
-        t1, d1 = pending
-        return sorted({SINGLE + int(m.ticket2) * STATIONS + m.to2 - 1  # type: ignore[arg-type, operator]
-                       for m in moves if m.is_double and m.ticket == t1 and m.to == d1}), {}
+        first = DOUBLE_FIRST + pending[0] * STATIONS + pending[1] - 1
+        seconds = set()
+        for m in moves:
+            acts = _acts_of(m)
+            if len(acts) == 2 and acts[0] == first:
+                seconds.add(acts[1])
+        return sorted(seconds), {}
     takes = {TAKE + int(m.ticket): m for m in moves if m.take_from is not None}  # type: ignore[arg-type]
     if takes:
         return sorted(takes), takes
-    out_set: set[int] = set()
+    firsts = set()
     for m in moves:
-        a = int(m.ticket) * STATIONS + m.to - 1  # type: ignore[arg-type, operator]
-        out_set.add(DOUBLE_FIRST + a if m.is_double else REVEAL + a if m.reveal else SINGLE + a)
-    return sorted(out_set), {}
+        got = get(id(m))
+        firsts.add(got[1][0] if got is not None and got[0] is m else _acts_of(m)[0])
+    return sorted(firsts), {}
 
 
 class Match:
@@ -115,6 +150,7 @@ class Match:
         self.wrapped = False  # free order: the choice went back to the first unmoved hunter
         self._cache_key: tuple[object, ...] | None = None
         self._cache: list[int] = []
+        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
         self._takes: dict[int, Move] = {}
 
     def __deepcopy__(self, memo: dict[int, object]) -> Match:
@@ -153,32 +189,38 @@ class Match:
     @property
     def selected(self) -> str | None:
         """The piece that acts now (``None`` once the game is over)."""
-        g = self.game
-        to_move = g.to_move
-        if to_move is None or to_move == MR_X:
+        to_move = self.game.to_move
+        if to_move is None or to_move == MR_X or self.pointer is None:
             return to_move
-        return self.pointer if self.pointer is not None else to_move
+        return self.pointer
 
     def _key(self) -> tuple[object, ...]:
-        return (id(self.game), self.game.ply, self.pending, self.pointer, self.wrapped)
+        g = self._game
+        return (id(g), g.ply if g is not None else -1, self.pending, self.pointer, self.wrapped)
 
     # ---- legal actions -----------------------------------------------------------------------
-    def legal_actions(self) -> list[int]:
-        """The selected piece's legal actions, in increasing order (empty when over)."""
+    def _refresh(self) -> None:
+        """Compute the selected piece's legal actions and mask once per position."""
         key = self._key()
         if key == self._cache_key:
-            return self._cache
-        self._cache = self._compute()
-        self._cache_key = key
+            return
+        acts = self._compute()
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        if acts:
+            mask[acts] = 1
+        mask.flags.writeable = False
+        self._cache, self._mask, self._cache_key = acts, mask, key
+
+    def legal_actions(self) -> list[int]:
+        """The selected piece's legal actions, in increasing order (empty when over)."""
+        self._refresh()
         return self._cache
 
-    def mask(self) -> np.ndarray:
-        """The selected piece's action mask (``np.int8``, length ``N_ACTIONS``)."""
-        m = np.zeros(N_ACTIONS, dtype=np.int8)
-        acts = self.legal_actions()
-        if acts:
-            m[acts] = 1
-        return m
+    def mask(self, *, copy: bool = True) -> np.ndarray:
+        """The selected piece's action mask (``np.int8``, length ``N_ACTIONS``). ``copy=False``
+        returns the position's cached mask, read-only (no copy)."""
+        self._refresh()
+        return self._mask.copy() if copy else self._mask
 
     def _compute(self) -> list[int]:
         """The legal actions of the selected agent, read off ``game.legal_moves()`` (so the mask
@@ -186,17 +228,18 @@ class Match:
         piece = self.selected
         if piece is None:
             return []
-        can_defer = self.pointer is not None and self._next_unmoved() is not None
-        acts, takes = actions_from_moves(self.game.legal_moves(), piece, self.pending, can_defer)
+        moves = self.game.legal_moves()
+        can_defer = self.pointer is not None and self._next_unmoved(moves) is not None
+        acts, takes = actions_from_moves(moves, piece, self.pending, can_defer)
         if takes:
             self._takes = takes
         return acts
 
-    def _next_unmoved(self) -> str | None:
+    def _next_unmoved(self, moves: Sequence[Move] | None = None) -> str | None:
         if self.pointer is None:
             return None
-        return defer_target(self.game.pieces_to_move, self.pointer, self.game.legal_moves(),
-                            self.wrapped)
+        return defer_target(self.game.pieces_to_move, self.pointer,
+                            self.game.legal_moves() if moves is None else moves, self.wrapped)
 
     # ---- acting ---------------------------------------------------------------------------------
     def why_invalid(self, action: object) -> str | None:
@@ -211,18 +254,12 @@ class Match:
         piece = self.selected
         if piece is None:
             return "the game is over"
-        if a in self._legal_set():
+        self._refresh()
+        if self._mask[a]:
             return None
         name = describe_action(a)
         why = self._engine_reason(a, piece)
         return f"{name} (action {a}) is not legal for {piece} now" + (f": {why}" if why else "")
-
-    def _legal_set(self) -> frozenset[int]:
-        key = self._key()
-        if getattr(self, "_set_key", None) != key:
-            self._set = frozenset(self.legal_actions())
-            self._set_key = key
-        return self._set
 
     def _engine_reason(self, a: int, piece: str) -> str | None:
         g = self.game
@@ -279,11 +316,11 @@ class Match:
                 return None
             if self.pending is not None:
                 t1, d1 = self.pending
-                move = Move.double(Ticket(t1), d1, Ticket(t), s)
+                move = Move.double(t1, d1, t, s)
             elif base == REVEAL:
                 move = Move.parse(f"{'TBUK'[t]}{s}!")
             else:
-                move = Move.single(Ticket(t), s, self.pointer)
+                move = Move.single(_TICKETS[t], s, self.pointer)
         g.push(move)
         self._after_push()
         return move
