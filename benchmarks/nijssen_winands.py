@@ -322,15 +322,16 @@ class Arm:
 def versus_arms(budgets: list[int], curve: list[int],
                 curve_sides: tuple[str, ...] = ("mr_x", "detectives"),
                 curve_agents: tuple[str, ...] = (BEST_AGENT, BASELINE_AGENT),
-                ) -> list[tuple[str, Arm, Arm | None]]:
+                curve_fixed: int | None = None) -> list[tuple[str, Arm, Arm | None]]:
     """(section, arm, the arm it is compared with) of the protocol:
 
     - at each budget in ``budgets`` (both sides the same iterations): our Mr X against ``nw``
       detectives compared with ``nw`` Mr X against them, and the roles swapped (our
       detectives against ``nw`` Mr X compared with ``nw`` detectives against him);
     - the budget curve: each side's agent (ours and ``nw``) at every budget of ``curve``
-      against the other side's ``nw`` at the first budget of ``curve``, each point compared
-      with the point before it.
+      against the other side's ``nw`` at ``curve_fixed`` iterations (default: the first
+      budget of ``curve``), each point compared with the point before it. A fixed opponent
+      that loses nearly every game hides the curve (a ceiling): give it more iterations.
     """
     out: list[tuple[str, Arm, Arm | None]] = []
     for b in budgets:
@@ -340,7 +341,7 @@ def versus_arms(budgets: list[int], curve: list[int],
         out.append((f"equal budget {b}: detectives",
                     Arm(f"nw Mr X vs mcts, {b}", BASELINE_AGENT, BEST_AGENT, b, b), base))
     if curve:
-        fixed = curve[0]
+        fixed = curve[0] if curve_fixed is None else curve_fixed
         for side in curve_sides:
             for agent in curve_agents:
                 prev: Arm | None = None
@@ -369,7 +370,7 @@ def versus_config(arm: Arm, args: argparse.Namespace) -> ArenaConfig:
 def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Play every arm of the versus protocol (each distinct one once); the table's rows."""
     plan = versus_arms(args.budgets, args.curve, tuple(args.curve_sides),
-                       tuple(args.curve_agents))
+                       tuple(args.curve_agents), args.curve_fixed)
     configs: dict[str, ArenaConfig] = {}
     for _, arm, ref in plan:
         for a in (arm, ref) if ref is not None else (arm,):
@@ -486,6 +487,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--curve-agents", type=lambda t: [x for x in t.split(",") if x],
                    default=[BEST_AGENT, BASELINE_AGENT],
                    help="versus: the agents of the budget curve (default mcts,nw)")
+    p.add_argument("--curve-fixed", type=int, default=None,
+                   help="versus: the iterations of the curve's fixed nw opponent (default: the "
+                        "curve's first budget)")
     args = p.parse_args(argv)
     if args.versus:
         bad = [x for x in args.curve_sides if x not in SIDE_NAMES]
