@@ -360,10 +360,15 @@ def versus_arms(budgets: list[int], curve: list[int],
 def versus_config(arm: Arm, args: argparse.Namespace) -> ArenaConfig:
     """The arena configuration of one arm: the budget of each side is its agent's
     ``playouts`` option (the arena passes ``Budget()``), the same seeds in every arm."""
+    extra = dict(getattr(args, "best_opt", None) or {})
+
+    def opts(agent: str, playouts: int) -> dict[str, Any]:
+        return {"playouts": playouts, **(extra if agent == BEST_AGENT else {})}
+
     return ArenaConfig(
         mr_x=arm.mr_x, detectives=arm.detectives, games=args.games,
-        rules=Rules.classic(detectives=5), mr_x_options={"playouts": arm.mr_x_playouts},
-        detectives_options={"playouts": arm.detectives_playouts}, budget=None,
+        rules=Rules.classic(detectives=5), mr_x_options=opts(arm.mr_x, arm.mr_x_playouts),
+        detectives_options=opts(arm.detectives, arm.detectives_playouts), budget=None,
         seconds=args.seconds, seed=args.seed, workers=args.workers, backend=args.backend)
 
 
@@ -447,6 +452,25 @@ def write_versus(path: Path, text: str, args: argparse.Namespace) -> None:
     path.write_text(new)
 
 
+def _option(text: str) -> tuple[str, Any]:
+    """KEY=VALUE, the value read as a number or true/false where it is one."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"an option is KEY=VALUE, not {text!r}")
+    value: Any = raw
+    low = raw.lower()
+    if low in ("true", "false"):
+        value = low == "true"
+    else:
+        for kind in (int, float):
+            try:
+                value = kind(raw)
+                break
+            except ValueError:
+                pass
+    return key, value
+
+
 def _ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x.strip()]
 
@@ -490,7 +514,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--curve-fixed", type=int, default=None,
                    help="versus: the iterations of the curve's fixed nw opponent (default: the "
                         "curve's first budget)")
+    p.add_argument("--best-opt", type=_option, action="append", default=[],
+                   metavar="KEY=VALUE",
+                   help="versus: an option of our mcts agent in every arm it plays "
+                        "(repeatable), e.g. mr_x_model=hypothesis")
     args = p.parse_args(argv)
+    args.best_opt = dict(args.best_opt)
     if args.versus:
         bad = [x for x in args.curve_sides if x not in SIDE_NAMES]
         bad += [x for x in args.curve_agents if x not in (BEST_AGENT, BASELINE_AGENT)]

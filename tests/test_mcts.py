@@ -689,6 +689,50 @@ def test_public_mr_x_tree_holds_only_his_moves_and_paranoid_holds_the_detectives
     assert paranoid.options.policy_for("mr_x").cal_target == "actual"
 
 
+def test_hypothesis_target_walks_a_path_consistent_with_the_public_facts():
+    game = detective_position()
+    state = F.state_of_game(game)
+    possible = sorted(game.possible_locations())
+    assert len(possible) >= 3
+    bd = F.board_table(game.rules.board)
+    rng = [12345]
+
+    def dist(a: int, b: int) -> int:
+        return bd[K.BD_DIST + a * K.NS + b]
+
+    first = K.hypothesis(state, bd, rng)  # none yet: one of the possible locations
+    assert first in possible and state[K.ST_HYP] == first
+    assert all(K.hypothesis(state, bd, rng) == first for _ in range(20))  # kept
+    # ruled out (a detective stood there) before Mr X moves: the nearest possible location
+    state[K.ST_BEL + first] = 0
+    rest = [s for s in possible if s != first]
+    second = K.hypothesis(state, bd, rng)
+    assert second in rest and dist(first, second) == min(dist(first, s) for s in rest)
+    # Mr X moves twice (a double move): the ghost goes to a possible location at most two
+    # moves away, every one of them in turn
+    state[K.ST_NLOG] += 2
+    within = {s for s in rest if dist(second, s) <= 2}
+    seen = set()
+    for _ in range(60):
+        state[K.ST_HYP], state[K.ST_HYPLOG] = second, state[K.ST_NLOG] - 2
+        seen.add(K.hypothesis(state, bd, rng))
+    assert seen == within
+    # after a reveal the possible set is one station: the hypothesis is the truth
+    K.set_belief_single(state, 77)
+    assert K.hypothesis(state, bd, rng) == 77
+
+
+def test_hypothesis_mr_x_is_open_loop_with_detectives_on_one_public_hypothesis():
+    game = advance(Game.new(Rules.classic(), seed=4), 11, 4)
+    while game.to_move != "X":
+        game = advance(game, 1, 4)
+    search = MCTSSearch(game.view("X"), MCTSOptions(mr_x_model="hypothesis", **PURE), seed=3)
+    search.run(120)
+    assert all(code >> 24 == 0 for _, code, _, _ in search.node_children(0))
+    assert search.options.policy_for("mr_x").cal_target == "hypothesis"
+    assert search.options.policy_for("detectives").cal_target == "actual"
+
+
 def test_mr_x_agent_respects_move_filter_at_the_root():
     game = Game.new(Rules.classic(), seed=2)
     view = game.view("X")

@@ -99,7 +99,8 @@ def test_many_fast_playouts_in_one_call():
     assert 0 < wins < 500 and plies > 500 * 10
 
 
-@pytest.mark.parametrize("piece,model", [("X", "paranoid"), ("X", "public"), ("D1", "paranoid")])
+@pytest.mark.parametrize("piece,model", [("X", "paranoid"), ("X", "public"), ("X", "hypothesis"),
+                                         ("D1", "paranoid")])
 def test_fast_and_pure_search_are_identical(piece, model):
     game = Game.new(Rules.classic(), seed=6)
     game.push(game.legal_moves()[2])

@@ -90,7 +90,7 @@ DEFAULT_PLAYOUTS = 1000
 
 
 DETERMINIZATION_MODES = ("single", "separate")
-MR_X_MODELS = ("paranoid", "public")
+MR_X_MODELS = ("paranoid", "public", "hypothesis")
 BELIEF_MODELS = ("categorization", "policy")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
@@ -170,8 +170,9 @@ class MCTSOptions:
     def policy_for(self, side: str) -> PlayoutPolicy:
         """The playout policy of ``side``'s search: with ``mr_x_model="public"`` Mr X's search
         has the detectives chase a station drawn from the public possible locations."""
-        if side == "mr_x" and self.mr_x_model == "public":
-            return PlayoutPolicy(self.epsilon_mr_x, self.epsilon_detectives, "possible",
+        if side == "mr_x" and self.mr_x_model != "paranoid":
+            target = "possible" if self.mr_x_model == "public" else "hypothesis"
+            return PlayoutPolicy(self.epsilon_mr_x, self.epsilon_detectives, target,
                                  self.move_filter)
         return self.policy
 
@@ -376,7 +377,7 @@ class MCTSSearch:
             kern, opts.policy_for(view.side), opts.c, opts.history_weight,
             opts.coalition_reduction, opts.progressive_history, opts.history_playouts, sample,
             len(locs))
-        self._pf[K.PF_OPEN] = int(view.side == "mr_x" and opts.mr_x_model == "public")
+        self._pf[K.PF_OPEN] = int(view.side == "mr_x" and opts.mr_x_model != "paranoid")
         self._locs = kern.ints(locs)
         self._cum = kern.floats(cum)
         mover = view.to_move or ""

@@ -43,6 +43,8 @@ ST_TAKE = 48      # R-VAR-EXTRA-REVEAL: detective Mr X takes a ticket from next 
 ST_OUT = 49       # outcome (OUT_*)
 ST_CAPT = 50      # the piece that caught Mr X
 ST_BLN = 51       # entries in the possible-location list
+ST_HYP = 52       # MCTS playouts only (target mode 2): the hunters' hypothesis of Mr X's station (0 none)
+ST_HYPLOG = 53    # MCTS playouts only: Mr X's log length when the hypothesis last moved
 ST_BEL = 56       # 200 flags: possible locations of Mr X (R-BELIEF); the truth
 ST_OCC = 256      # 200 flags: stations held by a detective or police piece
 ST_TMP = 456      # 200 scratch flags, kept all zero between uses
@@ -778,10 +780,46 @@ def choose_mrx(st, ru, bd, eps, filt, rng, buf, sc):
     return bestcode
 
 
+def hypothesis(st, bd, rng):
+    """Target mode 2: the hunters' one hypothesis of Mr X's station, ``st[ST_HYP]``, a ghost
+    that walks a path consistent with the public facts. It stays put while Mr X has not moved
+    and it is still possible; after Mr X's ``k`` steps it moves to a possible location at most
+    ``k`` moves away (uniformly), and when there is none (or it was ruled out) to a possible
+    location nearest to it. The first: a uniform draw from the possible locations."""
+    g = st[ST_HYP]
+    steps = st[ST_NLOG] - st[ST_HYPLOG]
+    if g != 0 and steps == 0 and st[ST_BEL + g] != 0:
+        return g
+    st[ST_HYPLOG] = st[ST_NLOG]
+    best = 1000000
+    pick = st[ST_POS]
+    ties = 0
+    for j in range(st[ST_BLN]):
+        e = st[ST_BL + j]
+        if st[ST_BEL + e] == 0:
+            continue
+        dd = 0
+        if g != 0:
+            dd = bd[BD_DIST + g * NS + e]
+            if dd <= steps:
+                dd = 0  # every location within Mr X's steps is as likely
+        if dd < best:
+            best = dd
+            pick = e
+            ties = 1
+        elif dd == best:
+            ties += 1
+            if rand_below(rng, ties) == 0:
+                pick = e
+    st[ST_HYP] = pick
+    return pick
+
+
 def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
     """The piece to move (the lowest unmoved one in free order): with probability ``eps`` a
     random move, else CAL (a move closest to the target: Mr X's station in this determinization,
-    or with ``target_mode`` 1 a location drawn from the possible locations)."""
+    with ``target_mode`` 1 a location drawn from the possible locations afresh, with 2 the
+    hunters' one hypothesis among them, :func:`hypothesis`)."""
     i = st[ST_TURN]
     n = gen_hunter(st, bd, i, buf, 0, 1)
     if n == 1 and ru[RU_FREE] != 0 and ((buf[0] >> 20) & 15) == T_PASS:
@@ -800,7 +838,9 @@ def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
     if rand_unit(rng) < eps:
         return buf[rand_below(rng, n)]
     target = st[ST_POS]
-    if target_mode == 1:
+    if target_mode == 2:
+        target = hypothesis(st, bd, rng)
+    elif target_mode == 1:
         cnt = 0
         for j in range(st[ST_BLN]):
             if st[ST_BEL + st[ST_BL + j]] != 0:

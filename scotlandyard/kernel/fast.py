@@ -36,7 +36,7 @@ _KERNEL_FUNCS = (
     "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles", "all_taxi_only",
     "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "mark_reach", "gen_mrx_raw", "gen_mrx",
     "gen_moves", "mrx_step",
-    "apply_move", "choose_mrx", "choose_hunter", "playout", "playout_many", "reward", "hkey",
+    "apply_move", "choose_mrx", "hypothesis", "choose_hunter", "playout", "playout_many", "reward", "hkey",
     "selection_score", "backpropagate", "mcts_iterate",
     "gen_legal", "next_take", "save_state", "load_state", "perft", "random_games",
 )
@@ -330,11 +330,16 @@ class PlayoutResult:
     piece: str | None
 
 
+#: The detectives' playout targets (``PlayoutPolicy.cal_target``), in the kernel's numbering.
+CAL_TARGETS = ("actual", "possible", "hypothesis")
+
+
 @dataclass(frozen=True)
 class PlayoutPolicy:
     """The playout policy: epsilon-greedy MCD for Mr X (``epsilon_mr_x``), epsilon-greedy CAL
     for the detectives (``epsilon_detectives``; ``cal_target`` ``"actual"`` chases Mr X's
-    station in the simulation, ``"possible"`` a station drawn from the possible locations),
+    station in the simulation, ``"possible"`` a station drawn from the possible locations
+    afresh every move, ``"hypothesis"`` one hypothesis among them held while it stays possible),
     and Mr X's move filtering (``move_filter``). Epsilons of 1 give random playouts."""
 
     epsilon_mr_x: float = 0.1
@@ -347,8 +352,9 @@ class PlayoutPolicy:
             v = getattr(self, name)
             if not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} is a probability 0..1, not {v!r}")
-        if self.cal_target not in ("actual", "possible"):
-            raise ValueError(f"cal_target is 'actual' or 'possible', not {self.cal_target!r}")
+        if self.cal_target not in CAL_TARGETS:
+            raise ValueError(f"cal_target is 'actual', 'possible' or 'hypothesis', "
+                             f"not {self.cal_target!r}")
 
 
 def _params(kern: Kernel, policy: PlayoutPolicy, c: float = 0.5, w: float = 5.0, r: float = 0.1,
@@ -364,7 +370,7 @@ def _params(kern: Kernel, policy: PlayoutPolicy, c: float = 0.5, w: float = 5.0,
     pf[K.PF_PH] = int(ph)
     pf[K.PF_HPLAY] = int(hplay)
     pf[K.PF_FILT] = int(policy.move_filter)
-    pf[K.PF_TARGET] = 0 if policy.cal_target == "actual" else 1
+    pf[K.PF_TARGET] = CAL_TARGETS.index(policy.cal_target)
     pf[K.PF_SAMPLE] = int(sample)
     pf[K.PF_NLOCS] = nlocs
     return kern.floats(pa), kern.ints(pf)
