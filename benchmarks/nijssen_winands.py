@@ -322,7 +322,9 @@ class Arm:
 def versus_arms(budgets: list[int], curve: list[int],
                 curve_sides: tuple[str, ...] = ("mr_x", "detectives"),
                 curve_agents: tuple[str, ...] = (BEST_AGENT, BASELINE_AGENT),
-                curve_fixed: int | None = None) -> list[tuple[str, Arm, Arm | None]]:
+                curve_fixed: int | None = None,
+                equal_sides: tuple[str, ...] = ("mr_x", "detectives"),
+                ) -> list[tuple[str, Arm, Arm | None]]:
     """(section, arm, the arm it is compared with) of the protocol:
 
     - at each budget in ``budgets`` (both sides the same iterations): our Mr X against ``nw``
@@ -336,10 +338,12 @@ def versus_arms(budgets: list[int], curve: list[int],
     out: list[tuple[str, Arm, Arm | None]] = []
     for b in budgets:
         base = Arm(f"nw vs nw, {b}", BASELINE_AGENT, BASELINE_AGENT, b, b)
-        out.append((f"equal budget {b}: Mr X",
-                    Arm(f"mcts Mr X vs nw, {b}", BEST_AGENT, BASELINE_AGENT, b, b), base))
-        out.append((f"equal budget {b}: detectives",
-                    Arm(f"nw Mr X vs mcts, {b}", BASELINE_AGENT, BEST_AGENT, b, b), base))
+        if "mr_x" in equal_sides:
+            out.append((f"equal budget {b}: Mr X",
+                        Arm(f"mcts Mr X vs nw, {b}", BEST_AGENT, BASELINE_AGENT, b, b), base))
+        if "detectives" in equal_sides:
+            out.append((f"equal budget {b}: detectives",
+                        Arm(f"nw Mr X vs mcts, {b}", BASELINE_AGENT, BEST_AGENT, b, b), base))
     if curve:
         fixed = curve[0] if curve_fixed is None else curve_fixed
         for side in curve_sides:
@@ -375,7 +379,7 @@ def versus_config(arm: Arm, args: argparse.Namespace) -> ArenaConfig:
 def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Play every arm of the versus protocol (each distinct one once); the table's rows."""
     plan = versus_arms(args.budgets, args.curve, tuple(args.curve_sides),
-                       tuple(args.curve_agents), args.curve_fixed)
+                       tuple(args.curve_agents), args.curve_fixed, tuple(args.equal_sides))
     configs: dict[str, ArenaConfig] = {}
     for _, arm, ref in plan:
         for a in (arm, ref) if ref is not None else (arm,):
@@ -511,6 +515,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--curve-agents", type=lambda t: [x for x in t.split(",") if x],
                    default=[BEST_AGENT, BASELINE_AGENT],
                    help="versus: the agents of the budget curve (default mcts,nw)")
+    p.add_argument("--equal-sides", type=lambda t: [x for x in t.split(",") if x],
+                   default=["mr_x", "detectives"],
+                   help="versus: the sides of the equal-budget comparisons (default "
+                        "mr_x,detectives)")
     p.add_argument("--curve-fixed", type=int, default=None,
                    help="versus: the iterations of the curve's fixed nw opponent (default: the "
                         "curve's first budget)")
@@ -521,7 +529,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     args.best_opt = dict(args.best_opt)
     if args.versus:
-        bad = [x for x in args.curve_sides if x not in SIDE_NAMES]
+        bad = [x for x in args.curve_sides + args.equal_sides if x not in SIDE_NAMES]
         bad += [x for x in args.curve_agents if x not in (BEST_AGENT, BASELINE_AGENT)]
         if bad:
             p.error(f"unknown side or agent for the curve: {', '.join(bad)}")

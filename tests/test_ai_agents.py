@@ -303,6 +303,12 @@ def test_levels_work_for_either_side_by_name():
     assert [r["level"] for r in rows] == ["easy", "medium", "hard", "max"]
 
 
+def test_the_web_apps_level_names_are_the_ais_level_table():
+    from scotlandyard.server import rooms
+
+    assert rooms.LEVELS == ("random", *LEVELS)
+
+
 def test_level_uses_its_own_budget_unless_given_one():
     agent = make_agent("medium", side="detectives", fast=False)
     game = Game.new(Rules.classic(), seed=3)

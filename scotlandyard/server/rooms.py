@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai import Agent, agent_names, make_agent
+from ..ai.agents import LEVELS as AI_LEVELS
 from ..analysis import analyse
 from ..belief import possible_history, probability_map
 from ..game import Game, IllegalMove
@@ -71,8 +72,9 @@ __all__ = ["DEFAULT_AGENT", "LEVELS", "X_ABSENT_SECONDS", "Connection", "GameSer
 
 log = logging.getLogger("scotlandyard.server")
 
-LEVELS = ("random", "easy", "medium", "hard", "max")
-"""The AI levels a seat may ask for, weakest first (``docs/protocol.md``)."""
+LEVELS = ("random", *AI_LEVELS)
+"""The AI levels a seat may ask for, weakest first (``docs/protocol.md``): ``random`` and the
+AI's level table (:data:`scotlandyard.ai.agents.LEVELS`)."""
 DEFAULT_AGENT = "medium"
 X_ABSENT_SECONDS = 60.0
 """The default ``--absent-timeout``: after this long without a connection for a seat, any
