@@ -12,9 +12,13 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-BoardName = Literal["classic", "2014"]
+from .small_boards import SUB_BOARDS
+
+BoardName = Literal["classic", "2014", "tiny", "small", "corner"]
+"""The boards: London (1983 and 2014) and the small boards of :mod:`scotlandyard.small_boards`."""
+BOARD_NAMES: tuple[str, ...] = get_args(BoardName)
 
 
 class Transport(IntEnum):
@@ -183,8 +187,11 @@ def _build(doc: dict[str, Any], name: BoardName) -> Board:
             t = Transport[tname.upper()]
             gone = {tuple(e) for e in removed}
             edges[t] = [e for e in edges[t] if e not in gone]
+    elif name in SUB_BOARDS:  # a small board: the classic links between its stations
+        keep = set(SUB_BOARDS[name])
+        edges = {t: [e for e in v if e[0] in keep and e[1] in keep] for t, v in edges.items()}
     elif name != "classic":
-        raise ValueError(f"R-BOARD: unknown board {name!r} (classic or 2014)")
+        raise ValueError(f"R-BOARD: unknown board {name!r} ({', '.join(BOARD_NAMES)})")
     nb: list[list[list[int]]] = [[[] for _ in range(n + 1)] for _ in TRANSPORTS]
     for t, links in edges.items():
         for a, b in links:
@@ -237,5 +244,7 @@ def board_document() -> dict[str, Any]:
 
 @cache
 def london(name: BoardName = "classic") -> Board:
-    """The London board: ``"classic"`` (1983) or ``"2014"`` (no taxi 13-14). Cached."""
+    """The London board: ``"classic"`` (1983) or ``"2014"`` (no taxi 13-14), or a small board
+    cut from the classic one (``"tiny"``, ``"small"``, ``"corner"``: see
+    :mod:`scotlandyard.small_boards`). Cached."""
     return _build(board_document(), name)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from .board import london
+from .board import BOARD_NAMES, BoardName, london
 from .move import DETECTIVE_IDS, MR_X, POLICE_IDS
 
 Edition = Literal["classic", "new_edition"]
@@ -49,7 +49,7 @@ class Rules:
     last_round: int = 22
     ticket_handover: bool = True
     free_order: bool = False
-    board: Literal["classic", "2014"] = "classic"
+    board: BoardName = "classic"  # London, or a small board (scotlandyard.small_boards)
     start_deck_detectives: tuple[int, ...] = field(default=())
     start_deck_mr_x: tuple[int, ...] = field(default=())
     shared_start_deck: bool = True
@@ -254,8 +254,9 @@ class Rules:
             fail(f"R-MRX: reveal slots must be increasing without repeats: {list(slots)}")
         if slots and not (1 <= slots[0] and slots[-1] <= self.log_slots):
             fail(f"R-MRX: reveal slots lie in 1..{self.log_slots} (the log's slots), not {list(slots)}")
-        if self.board not in ("classic", "2014"):
-            fail(f"R-BOARD: board is classic or 2014, not {self.board!r}")
+        if self.board not in BOARD_NAMES:
+            fail(f"R-BOARD: board is classic or 2014 (London) or a small board "
+                 f"({', '.join(BOARD_NAMES[2:])}), not {self.board!r}")
         for name in ("start_deck_detectives", "start_deck_mr_x"):
             deck = getattr(self, name)
             if not isinstance(deck, tuple) or not all(is_int(s) and 1 <= s <= 199 for s in deck):

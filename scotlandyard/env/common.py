@@ -10,6 +10,7 @@ import numpy as np
 from ..game import Game, Outcome
 from ..move import MR_X
 from ..rules import Rules
+from ..small_boards import preset_rules
 from .actions import N_ACTIONS, PASS
 
 
@@ -35,11 +36,12 @@ def piece_of(agent: str) -> str:
 
 
 def resolve_rules(rules: Rules | str | None) -> Rules:
-    """``rules`` as a :class:`Rules` (a preset name is accepted; ``None`` is classic, 5 detectives)."""
+    """``rules`` as a :class:`Rules` (a preset name is accepted, a book preset or a small one of
+    :mod:`scotlandyard.small_boards`; ``None`` is classic, 5 detectives)."""
     if rules is None:
         return Rules.classic()
     if isinstance(rules, str):
-        return Rules.preset(rules)
+        return preset_rules(rules)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules is a Rules value or a preset name, not {type(rules).__name__}")
     return rules

@@ -9,7 +9,8 @@ used). The log has 24 fixed slots. Two options add segments at the end:
 - ``probability=True``: Mr X's probability map (``belief.probability_map``, the paths model),
   public facts only, the same for every agent (zero once the game is over);
 - ``board_features=True``: for each station the fewest moves (land network) to Mr X's nearest
-  possible location, and each hunter's distance to that set, over the board's diameter (10).
+  possible location, and each hunter's distance to that set, over the board's diameter (10),
+  at most 1 (a small board's stations off the board are unreachable).
 
 Two encoders give the same vector:
 
@@ -214,8 +215,11 @@ class _Static:
         self.dist: np.ndarray | None = None
         if layout.board_features:
             b = london(rules.board)
-            self.dist = np.array([list(b.distance_row(s)) for s in range(1, STATIONS + 1)],
-                                 np.float32)[:, 1:] / DIST_SCALE  # [from, to], stations 1..199
+            dist = np.array([list(b.distance_row(s)) for s in range(1, STATIONS + 1)],
+                            np.float32)[:, 1:] / DIST_SCALE  # [from, to], stations 1..199
+            # at most 1: London's diameter is DIST_SCALE; a small board leaves the stations
+            # off it unreachable (255)
+            self.dist = np.minimum(dist, 1.0)
 
     def tickets_row(self, counts: Mapping[str, int | None]) -> list[float]:
         vals = [counts.get(n, 0) for n in ("taxi", "bus", "underground", "black", "double")]
