@@ -105,6 +105,7 @@ class Stats:
 
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
+    not_taken: int = 0        # moves another worker's move beat (a race, answered with the state)
     games_finished: int = 0
     error_samples: list[str] = field(default_factory=list)
     seconds: float = 0.0      # the timed window
@@ -189,7 +190,10 @@ class Load:
                             self.stop.set()
                     sent_at = None
                 elif kind == "error":
-                    self.stats.error(f"{msg['code']}: {msg['message']}")
+                    if msg["code"] == "not_taken":  # a race lost to another worker: no error
+                        self.stats.not_taken += 1
+                    else:
+                        self.stats.error(f"{msg['code']}: {msg['message']}")
                     sent_at = None
                     acted = -1  # try again on a fresh state
                     await ws.send(json.dumps({"type": "sync"}))
@@ -487,7 +491,9 @@ def main() -> None:
               f"{pct(st.latencies, .9):>7.1f} {pct(st.latencies, .99):>7.1f} "
               f"{(max(st.latencies) * 1000 if n else float('nan')):>7.1f} {per:>15} {st.errors:>6}")
     finished = sum(st.games_finished for _, _, st in rows)
-    print(f"games finished: {finished}; server log error lines: {server_errors}; "
+    not_taken = sum(st.not_taken for _, _, st in rows)
+    print(f"games finished: {finished}; moves not taken (lost a race to another worker): "
+          f"{not_taken}; server log error lines: {server_errors}; "
           f"median move frame round trip includes JSON parsing in this client")
     for label, _, st in rows:
         for sample in st.error_samples:

@@ -245,6 +245,63 @@ def test_the_same_ply_from_two_workers_exactly_one_wins(workers) -> None:
     assert sum(wins.values()) == 6
 
 
+def _bot(sock: Sock, stop_at: int, seed: int, errors: list[dict[str, Any]],
+         refused: list[dict[str, Any]]) -> None:
+    """Move at once on every state that offers this socket a move (the stress benchmark's
+    bot), one move at a time, until the game reaches ``stop_at`` plies or ends."""
+    import random
+
+    rng, acted, waiting = random.Random(seed), -1, False
+    while True:
+        msg = sock.recv(timeout=20)
+        if msg["type"] == "ack":
+            waiting = False
+        elif msg["type"] == "error":
+            (refused if msg["code"] == "not_taken" else errors).append(msg)
+            waiting, acted = False, -1
+            sock.ws.send(json.dumps({"type": "sync"}))
+        elif msg["type"] == "state":
+            if msg["view"]["outcome"] is not None or msg["version"] >= stop_at:
+                return
+            if not waiting and msg["view"]["legal_moves"] and msg["version"] != acted:
+                acted, waiting = msg["version"], True
+                sock.ws.send(json.dumps({"type": "move", "id": acted,
+                                         "move": rng.choice(msg["view"]["legal_moves"])}))
+
+
+def test_a_burst_of_moves_alternating_between_workers_ends_with_every_client_on_one_view(
+        workers) -> None:
+    """Mr X plays through A, the detectives through B, spectators watch on both, and the bots
+    move the instant they are sent a state: every move of A reaches B's sockets through a
+    notification and a reload, and back. No move is refused, and every client ends on the
+    same, latest view."""
+    a, b = workers("A"), workers("B")
+    for seed in (1, 2):
+        g = a.create(preset="classic", detectives=3, seed=seed)
+        x, dets = a.ws(g, "X"), b.ws(g, "detectives")
+        spect_a, spect_b = a.ws(g, "spectator"), b.ws(g, "spectator")
+        errors: list[dict[str, Any]] = []
+        refused: list[dict[str, Any]] = []
+        bots = [threading.Thread(target=_bot, args=(s, 40, seed * 10 + i, errors, refused))
+                for i, s in enumerate((x, dets))]
+        for t in bots:
+            t.start()
+        for t in bots:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in bots)
+        assert errors == [] and refused == []  # nobody raced: one mover per piece
+        final = b.state(g, "spectator")["version"]
+        assert final >= 40 or b.state(g, "spectator")["view"]["outcome"] is not None
+        views = [s.version(final) for s in (x, dets, spect_a, spect_b)]
+        assert {v["version"] for v in views} == {final}
+        assert views[2]["view"] == views[3]["view"] == a.state(g, "spectator")["view"]
+        assert views[0]["view"] == b.state(g, "X")["view"]
+        assert views[1]["view"] == a.state(g, "detectives")["view"]
+        assert views[2]["commitments"] == views[3]["commitments"] == views[0]["commitments"]
+        for s in (x, dets, spect_a, spect_b):
+            s.close()
+
+
 def test_kill_9_a_worker_its_clients_continue_on_the_other_with_every_acked_move(workers) -> None:
     a, b = workers("A"), workers("B")
     g = a.create(preset="classic", detectives=2, seed=11)
@@ -355,3 +412,186 @@ def test_a_move_another_worker_stored_first_is_not_taken_and_the_room_catches_up
             assert "version 1" in err["message"]
         st = client.get(f"/api/games/{gid}/state", params={"token": g["tokens"]["X"]}).json()
         assert st["version"] == 1 and st["view"]["mr_x_station"] == dest
+
+
+# ---- in process: two workers' apps on one database, the notify -> reload path made to lag ----
+def _state(ws: Any) -> dict[str, Any]:
+    """The next ``state`` frame of a TestClient socket (chat history and notices skipped)."""
+    while (msg := ws.receive_json())["type"] != "state":
+        pass
+    return msg  # type: ignore[no-any-return]
+
+
+def _answer(ws: Any, cid: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The frames before the answer (``ack`` or ``error``) to ``cid``, and the answer."""
+    before = []
+    while True:
+        msg = ws.receive_json()
+        if msg["type"] in ("ack", "error") and msg.get("id") == cid:
+            return before, msg
+        before.append(msg)
+
+
+def test_a_notification_heard_while_this_worker_commits_its_own_move_is_harmless(
+        pg_url: str) -> None:
+    """The race behind the two-worker stress errors: another worker's (late) notification of
+    this game is acted on while this worker's own move is being committed. The reload must
+    not take that move in a second time: the move is acknowledged, the game and its
+    commitments hold it once."""
+    import psycopg
+    from fastapi.testclient import TestClient
+
+    from scotlandyard.server.app import create_app
+
+    with TestClient(create_app(pg_url, ai_delay=0)) as client:
+        server, cluster = client.app.state.games, client.app.state.cluster  # type: ignore[attr-defined]
+        store = server.store
+        g = client.post("/api/games", json={"preset": "classic", "detectives": 1}).json()
+        gid = g["game_id"]
+        real_add_move = store.add_move
+
+        def add_move_then_hear_a_late_notification(*args: Any, **kwargs: Any) -> None:
+            real_add_move(*args, **kwargs)  # committed
+            heard = cluster.notified
+            with psycopg.connect(pg_url, autocommit=True) as other:  # "another worker"
+                other.execute("SELECT pg_notify('scotlandyard_games', %s)", (f"{gid} other",))
+            deadline = time.monotonic() + 10  # until this worker's event loop has acted on it
+            while cluster.notified == heard and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert cluster.notified > heard
+
+        store.add_move = add_move_then_hear_a_late_notification
+        with client.websocket_connect(f"/ws/{gid}?token={g['tokens']['X']}") as ws:
+            st = _state(ws)
+            move = next(m for m in st["view"]["legal_moves"] if "+" not in m)
+            ws.send_json({"type": "move", "move": move, "id": "m1"})
+            _, answer = _answer(ws, "m1")
+            assert answer == {"type": "ack", "id": "m1", "version": 1}
+            assert _state(ws)["version"] == 1
+        room = server.rooms.get(gid)
+        assert room is None or (room.game.ply == 1 and len(room.commitments) == 1)
+        st = client.get(f"/api/games/{gid}/state", params={"token": g["tokens"]["X"]}).json()
+        assert st["version"] == 1 and len(st["commitments"]) == 1
+
+
+def test_a_worker_that_has_not_heard_yet_validates_against_the_database(pg_url: str) -> None:
+    """B has not yet acted on A's notification (held back here) when a client on B moves from
+    the position A's move made: B finds the newer ply in the database, reloads and takes the
+    move instead of answering ``not_your_turn``; a client on B that moves from the old
+    position is told ``not_taken`` after the current state, never ``illegal_move``."""
+    from fastapi.testclient import TestClient
+
+    from scotlandyard.server.app import create_app
+
+    with TestClient(create_app(pg_url, ai_delay=0)) as a, \
+            TestClient(create_app(pg_url, ai_delay=0)) as b:
+        held: list[tuple[Any, ...]] = []
+        b.app.state.cluster.changed = lambda *note: held.append(note)  # type: ignore[attr-defined]
+        g = a.post("/api/games", json={"preset": "classic", "detectives": 2}).json()
+        gid, tok = g["game_id"], g["tokens"]
+        with a.websocket_connect(f"/ws/{gid}?token={tok['X']}") as xa, \
+                a.websocket_connect(f"/ws/{gid}?token={tok['detectives']}") as da, \
+                b.websocket_connect(f"/ws/{gid}?token={tok['X']}") as xb, \
+                b.websocket_connect(f"/ws/{gid}?token={tok['detectives']}") as db:
+            legal = [m for m in _state(xa)["view"]["legal_moves"] if "+" not in m]
+            for ws in (da, xb, db):
+                _state(ws)
+            xa.send_json({"type": "move", "move": legal[0], "id": "x1"})
+            assert _answer(xa, "x1")[1]["type"] == "ack"
+            assert held  # B has not heard of it
+            # X's other socket, on B, still shows version 0 and moves from it: B's copy of the
+            # game takes the move, the database refuses it (ply 1 is taken)
+            xb.send_json({"type": "move", "move": legal[-1], "id": "x2"})
+            before, answer = _answer(xb, "x2")
+            assert answer["type"] == "error" and answer["code"] == "not_taken", answer
+            assert "version 1" in answer["message"]
+            states = [m for m in before if m["type"] == "state"]
+            assert states and states[-1]["version"] == 1  # here is the current state
+            # D1 moves through A; B does not hear of it either
+            while (st := _state(da))["version"] < 1:
+                pass
+            da.send_json({"type": "move", "move": st["view"]["legal_moves"][0], "id": "d1"})
+            assert _answer(da, "d1")[1] == {"type": "ack", "id": "d1", "version": 2}
+            # D2's move from the position A shows (its REST state), sent through B: B finds
+            # the newer ply in the database, catches up and takes it
+            fresh = a.get(f"/api/games/{gid}/state", params={"token": tok["detectives"]}).json()
+            assert fresh["version"] == 2 and fresh["view"]["legal_moves"]
+            db.send_json({"type": "move", "move": fresh["view"]["legal_moves"][0], "id": "d2"})
+            before, answer = _answer(db, "d2")
+            assert answer == {"type": "ack", "id": "d2", "version": 3}, (before, answer)
+            assert [m["version"] for m in before if m["type"] == "state"][-1] == 2
+        for client in (a, b):
+            st = client.get(f"/api/games/{gid}/state", params={"token": tok["X"]}).json()
+            assert st["version"] == 3
+
+
+def test_chat_posted_through_two_workers_at_once_is_numbered_once(pg_url: str) -> None:
+    """Mr X chats through A while the detectives chat through B, at the same moments: every
+    message gets its own number, and both sockets are sent all of them, each once."""
+    from fastapi.testclient import TestClient
+
+    from scotlandyard.server.app import create_app
+
+    with TestClient(create_app(pg_url, ai_delay=0)) as a, \
+            TestClient(create_app(pg_url, ai_delay=0)) as b:
+        g = a.post("/api/games", json={"preset": "classic", "detectives": 1}).json()
+        gid, tok = g["game_id"], g["tokens"]
+        with a.websocket_connect(f"/ws/{gid}?token={tok['X']}") as xa, \
+                b.websocket_connect(f"/ws/{gid}?token={tok['detectives']}") as db:
+            _state(xa)
+            _state(db)
+            barrier = threading.Barrier(2)
+
+            def post(ws: Any, who: str) -> None:
+                barrier.wait()
+                for i in range(5):  # the chat's burst: no rate limit
+                    ws.send_json({"type": "chat", "channel": "table", "text": f"{who}{i}",
+                                  "id": f"{who}{i}"})
+
+            ts = [threading.Thread(target=post, args=(ws, who)) for ws, who in ((xa, "x"), (db, "d"))]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            for ws in (xa, db):
+                heard: dict[int, str] = {}
+                while len(heard) < 10:
+                    msg = ws.receive_json()
+                    assert msg["type"] != "error", msg
+                    if msg["type"] == "chat":
+                        n = msg["message"]["n"]
+                        assert n not in heard, (n, msg, heard)  # each message once
+                        heard[n] = msg["message"]["text"]
+                assert sorted(heard) == list(range(1, 11))
+                assert sorted(heard.values()) == sorted(f"{w}{i}" for w in "xd" for i in range(5))
+
+
+def test_a_listener_that_lost_its_connection_catches_up_on_every_game(pg_url: str) -> None:
+    """A move stored while this worker's listening connection is down (here: without any
+    notification) reaches its sockets once the listener has connected again."""
+    import psycopg
+    from fastapi.testclient import TestClient
+
+    from scotlandyard.server.app import create_app
+    from scotlandyard.server.tokens import commitment_hash
+
+    with TestClient(create_app(pg_url, ai_delay=0)) as client:
+        worker = client.app.state.games.store.worker_id  # type: ignore[attr-defined]
+        g = client.post("/api/games", json={"preset": "classic", "detectives": 1}).json()
+        gid = g["game_id"]
+        with client.websocket_connect(f"/ws/{gid}?token={g['tokens']['spectator']}") as ws:
+            _state(ws)
+            x = client.get(f"/api/games/{gid}/state", params={"token": g["tokens"]["X"]}).json()
+            theirs = next(m for m in x["view"]["legal_moves"] if "+" not in m)
+            dest = int(re.findall(r"\d+", theirs)[-1])
+            with psycopg.connect(pg_url, autocommit=True) as db:
+                db.execute("INSERT INTO moves VALUES (%s, 1, 'X', %s, 0)", (gid, theirs))
+                db.execute("INSERT INTO commitments VALUES (%s, 1, %s, 's', %s)",
+                           (gid, dest, commitment_hash(gid, 1, dest, "s")))
+                gone = db.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                    "application_name = %s AND query LIKE 'LISTEN%%'",
+                    (f"scotlandyard-{worker}",)).fetchall()
+                assert gone == [(True,)]
+            st = _state(ws)  # the catch-up after the listener's reconnection
+            assert st["version"] == 1 and st["view"]["log"][0]["ticket"]

@@ -271,8 +271,8 @@ def test_changes_are_notified_to_other_workers_with_the_game_id_only(pg_url: str
     a.listen(lambda gid, worker, what: heard_a.append(gid))
 
     def on_b(gid: str | None, worker: str, what: str) -> None:
-        assert worker == a.worker_id and what == ""
-        heard_b.append(gid)
+        assert worker == a.worker_id
+        heard_b.append(f"{gid} {what}".strip())
         got.set()
 
     b.listen(on_b)
@@ -286,7 +286,7 @@ def test_changes_are_notified_to_other_workers_with_the_game_id_only(pg_url: str
         with pytest.raises(MoveConflict):  # a refused move notifies nobody
             a.add_move("g1", 1, "X", "B 22")
         time.sleep(0.5)
-        assert heard_b == ["g1", "g1"]
+        assert heard_b == ["g1 m1", "g1"]  # a move says its ply (public: the version)
         assert heard_a == []  # a worker does not hear itself
     finally:
         a.close()
@@ -301,7 +301,7 @@ def test_notification_payload_carries_no_game_facts(pg_url: str) -> None:
             spy.execute("LISTEN scotlandyard_games")
             a.add_move("g1", 1, "X", "T 117", [StoredCommitment(1, 117, "secret-salt", "h")])
             notes = list(spy.notifies(timeout=2, stop_after=1))
-        assert [n.payload for n in notes] == [f"g1 {a.worker_id}"]
+        assert [n.payload for n in notes] == [f"g1 {a.worker_id} m1"]
     finally:
         a.close()
 
@@ -342,3 +342,69 @@ def test_announcements_and_live_workers(pg_url: str) -> None:
         b.close()
     lite = Store(":memory:")
     assert lite.live_workers() == set() and lite.announce("g1", "p X") is None
+
+
+def test_chat_numbers_are_unique_when_two_workers_post_at_once(pg_url: str) -> None:
+    """Two workers post into one game's chat at the same moments: every message is stored,
+    numbered 1..n without a gap or a repeat, and each worker is told its own numbers."""
+    a, b = PgStore(pg_url), PgStore(pg_url)
+    try:
+        new_game(a)
+        barrier = threading.Barrier(2)
+        got: dict[str, list[int]] = {"a": [], "b": []}
+        failed: list[BaseException] = []
+
+        def post(store: PgStore, name: str) -> None:
+            try:
+                for i in range(25):
+                    if i % 5 == 0:
+                        barrier.wait(timeout=20)
+                    got[name].append(store.add_chat("g1", "table", name, f"{name}{i}")[0])
+            except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+                failed.append(exc)
+                barrier.abort()  # the other thread stops waiting
+
+        ts = [threading.Thread(target=post, args=(st, n)) for st, n in ((a, "a"), (b, "b"))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert not failed, failed
+        assert sorted(got["a"] + got["b"]) == list(range(1, 51))
+        rows = b.chat("g1")
+        assert [r[0] for r in rows] == list(range(1, 51))
+        assert {(r[0], r[4]) for r in rows} == {(n, f"{w}{i}") for w in "ab"
+                                                for i, n in enumerate(got[w])}
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_game_is_read_in_one_snapshot_while_another_worker_commits_a_move(pg_url: str) -> None:
+    """Another worker commits a move (and its commitment) between this worker's queries of
+    one ``load_game``: the game is read as it was before that commit, or after it, never
+    half (moves without their commitments would make the game look damaged)."""
+    a, b = PgStore(pg_url), PgStore(pg_url)
+    try:
+        new_game(a)
+        real, fired = b._db.execute, []
+
+        def execute(sql: str, params: object = None) -> object:
+            cur = real(sql, params)  # type: ignore[arg-type]
+            if "FROM moves" in sql and not fired:  # between the moves and commitments queries
+                fired.append(sql)
+                t = threading.Thread(target=a.add_move, args=(
+                    "g1", 1, "X", "T 117", [StoredCommitment(1, 117, "salt", "h")]))
+                t.start()
+                t.join()
+            return cur
+
+        b._db.execute = execute  # type: ignore[method-assign]
+        g = b.load_game("g1")
+        assert fired and g is not None
+        assert (len(g.moves), len(g.commitments)) == (0, 0)
+        g = b.load_game("g1")
+        assert g is not None and (len(g.moves), len(g.commitments)) == (1, 1)
+    finally:
+        a.close()
+        b.close()

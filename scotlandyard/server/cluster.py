@@ -61,16 +61,17 @@ class Cluster:
             self._task.cancel()
 
     def changed(self, game_id: str | None, worker: str = "", what: str = "") -> None:
-        """Another worker changed ``game_id`` (``None``: any game, notifications were lost), or
-        said which of its seats have sockets there (``what`` ``p X,D1``), or asked who has
-        (``q``)."""
+        """Another worker changed ``game_id`` (``what``: empty, or ``m<ply>`` for a move;
+        ``None``: any game, notifications may have been lost), or said which of its seats have
+        sockets there (``what`` ``p X,D1``), or asked who has (``q``). Cheap: a game to reload
+        is marked, and reloaded after the move or reload in progress (``Room.refresh_soon``);
+        a move notification of a ply this worker's game already has is skipped."""
         server = self.server
         if game_id is None:
             for each in list(server.rooms.values()):
                 self.notified += 1
-                each.refresh()
+                each.refresh_soon()
                 server.announce(each, ask=True)
-                server.release(each)
             return
         room = server.rooms.get(game_id)
         if room is None:
@@ -81,9 +82,11 @@ class Cluster:
             if room.local_pieces():
                 server.announce(room)
         else:
+            # (never dropped from memory here: a socket may be joining it right now)
             self.notified += 1
-            room.refresh()
-            server.release(room)
+            if what.startswith("m") and what[1:].isdigit() and room.game.ply >= int(what[1:]):
+                return  # this worker already has that move (a late or repeated notification)
+            room.refresh_soon()
 
     async def _sweep_loop(self) -> None:
         while True:
@@ -122,7 +125,7 @@ class Cluster:
                 store.unlock_game(game_id)
                 continue
             if loaded:
-                room.refresh()
+                await room.refresh()
             log.info("game %s: this worker plays its AI seats now", game_id)
             room.kick_ai()
             picked += 1

@@ -200,6 +200,9 @@ class Room:
         self._ai_task: asyncio.Task[None] | None = None
         self._absent_timers: dict[str, asyncio.TimerHandle] = {}
         self._writing = asyncio.Lock()  # one move or seat change at a time goes to the database
+        self._stale = False  # another server process changed the game: reload (refresh_soon)
+        self._refresher: asyncio.Task[None] | None = None
+        self._edits = 0  # local changes made outside ``_writing`` (takebacks): refresh re-reads
         self.last_active = now
         self.closed = False
         self.elsewhere: dict[str, frozenset[str]] = {}
@@ -256,6 +259,7 @@ class Room:
             self._ai_task = None
         while game.ply >= ply:
             game.pop()
+        self._edits += 1
         keep = len(game.log)
         self.server.store.undo_moves(self.id, ply, keep)
         self.commitments = [c for c in self.commitments if c.slot <= keep]
@@ -476,58 +480,138 @@ class Room:
             raise ProtocolError("unknown_type", "unknown message")
 
     async def _human_move(self, conn: Connection, msg: MoveMessage) -> None:
-        game = self.game
         cid = msg.id
-        if self.over():
-            out = game.outcome()
-            why = out.describe() if out is not None else "a side ran out of time"
-            raise ProtocolError("game_over", f"the game is over: {why}", cid)
+        refusal = self._human_refusal(conn, None, cid)  # the game is over
+        if refusal is not None:
+            raise refusal
         try:
             move = Move.parse(msg.move)
         except NotationError as exc:
             raise ProtocolError("illegal_move", str(exc), cid) from None
-        piece = move.piece or game.to_move
-        if conn.role == "spectator":
-            raise ProtocolError("not_your_turn", "spectators do not move", cid)
-        if piece not in conn.pieces:
-            raise ProtocolError("not_your_turn", f"this token does not play {piece} "
-                                                 f"(it plays {', '.join(conn.pieces)})", cid)
-        if piece not in game.pieces_to_move:
-            who = "Mr X" if game.to_move == MR_X else ", ".join(game.pieces_to_move)
-            raise ProtocolError("not_your_turn", f"{piece} is not to move; {who} to move", cid)
-        seat = self.seats[piece]
-        if seat.kind != "human":
-            raise ProtocolError("not_your_turn", f"{piece} is played by the AI ({seat.agent}); "
-                                                 "reclaim the seat to play it", cid)
-        illegal = game.why_illegal(move)
-        if illegal is not None:
-            raise ProtocolError("illegal_move", illegal, cid)
-        try:
-            await self.apply(move)
-        except IllegalMove as exc:  # another move came first (while this one waited)
-            raise ProtocolError("illegal_move", str(exc), cid) from None
-        except MoveConflict:  # another server process stored a move at this ply first
-            self.refresh()
-            raise ProtocolError("not_taken", "another move was made first; your move was not "
-                                f"taken (the game is at version {self.game.ply})", cid) from None
-        except DB_ERRORS as exc:
-            log.error("game %s: a move was not saved: %s", self.id, exc)
-            raise ProtocolError("not_saved", f"the move was not saved ({exc}); nothing "
-                                             "changed: send it again", cid) from None
+        shared = self.server.store.shared
+        sent_at = self.game.ply
+        for attempt in (1, 2):
+            seen = self.game.ply
+            refusal = self._human_refusal(conn, move, cid)
+            if refusal is None:
+                try:
+                    await self.apply(move, at_ply=seen)
+                except IllegalMove as exc:  # another move came first (while this one waited)
+                    refusal = ProtocolError("illegal_move", str(exc), cid)
+                except MoveConflict:  # another server process stored a move at this ply first
+                    refusal = ProtocolError("not_taken", "another move was made first", cid)
+                    if attempt == 2:
+                        await self.refresh()
+                except DB_ERRORS as exc:
+                    log.error("game %s: a move was not saved: %s", self.id, exc)
+                    raise ProtocolError("not_saved", f"the move was not saved ({exc}); nothing "
+                                                     "changed: send it again", cid) from None
+                else:
+                    break
+            # refused on this process's copy of the game: with other server processes on the
+            # database, that copy may be behind (their notification is on its way). The
+            # database decides: catch up (the client is sent the current state) and check
+            # the move once more against it.
+            if attempt == 1 and ((shared and await self.refresh()) or self.game.ply != seen):
+                continue
+            if self.game.ply != sent_at:  # the game moved on: not taken, here is the state
+                raise ProtocolError("not_taken", "another move was made first; your move was "
+                                    f"not taken (the game is at version {self.game.ply}): "
+                                    f"{refusal.message}", cid)
+            raise refusal
         conn.limit.refund()
-        conn.send(_json({"type": "ack", "id": cid, "version": game.ply}))
+        conn.send(_json({"type": "ack", "id": cid, "version": self.game.ply}))
         self.after_move()
 
-    def refresh(self) -> bool:
+    def _human_refusal(self, conn: Connection, move: Move | None,
+                       cid: Any) -> ProtocolError | None:
+        """Why ``conn`` may not make ``move`` now (``None``: only whether the game is over),
+        or ``None`` if it may."""
+        game = self.game
+        if self.over():
+            out = game.outcome()
+            why = out.describe() if out is not None else "a side ran out of time"
+            return ProtocolError("game_over", f"the game is over: {why}", cid)
+        if move is None:
+            return None
+        piece = move.piece or game.to_move
+        if conn.role == "spectator":
+            return ProtocolError("not_your_turn", "spectators do not move", cid)
+        if piece not in conn.pieces:
+            return ProtocolError("not_your_turn", f"this token does not play {piece} "
+                                                  f"(it plays {', '.join(conn.pieces)})", cid)
+        if piece not in game.pieces_to_move:
+            who = "Mr X" if game.to_move == MR_X else ", ".join(game.pieces_to_move)
+            return ProtocolError("not_your_turn", f"{piece} is not to move; {who} to move", cid)
+        seat = self.seats[piece]
+        if seat.kind != "human":
+            return ProtocolError("not_your_turn", f"{piece} is played by the AI ({seat.agent}); "
+                                                  "reclaim the seat to play it", cid)
+        illegal = game.why_illegal(move)
+        if illegal is not None:
+            return ProtocolError("illegal_move", illegal, cid)
+        return None
+
+    def refresh_soon(self) -> None:
+        """Another server process changed this game (its notification came): reload it after
+        the move or reload in progress here. Notifications that come meanwhile make one more
+        reload, not one each; every reload reads the whole game, so none misses a ply."""
+        self._stale = True
+        if self._refresher is None or self._refresher.done():
+            self._refresher = asyncio.create_task(self._refresh_loop())
+
+    async def _refresh_loop(self) -> None:
+        while self._stale and not self.closed:
+            self._stale = False
+            try:
+                await self.refresh(strict=True)
+            except DB_ERRORS as exc:  # the database is away: try again (a ply is never lost)
+                log.warning("game %s cannot be reloaded now (%s); trying again", self.id,
+                            type(exc).__name__)
+                self._stale = True
+                await asyncio.sleep(1.0)
+
+    def _read_fresh(self) -> tuple[StoredGame | None, list[str], dict[str, Any] | None,
+                                   dict[str, Any] | None, list[tuple[int, float, str, str, str]]]:
+        """What :meth:`refresh` needs from the database (run in the store's read thread)."""
+        store = self.server.store
+        stored = store.load_game(self.id)
+        if stored is None:
+            return None, [], None, None, []
+        return (stored, store.token_names(self.id),
+                store.adjudication(self.id) if stored.status == "over" else None,
+                store.clock(self.id) if self.clock is not None else None,
+                store.chat(self.id))
+
+    async def refresh(self, strict: bool = False) -> bool:
         """Catch up with the database, where another server process on the same database
         (``docs/deploy.md``) made moves or changed seats: replay the new moves, take the new
         seats and commitments, and send every connection here its view. True if anything
-        changed."""
-        try:
-            stored = self.server.store.load_game(self.id)
-        except StoreError as exc:
-            log.error("game %s cannot be reloaded: %s", self.id, exc)
-            return False
+        changed. Runs after any move of this process in progress (never in the middle of
+        one: a move it is committing must not be taken in twice). ``strict``: raise the
+        database's errors (else logged, and False)."""
+        async with self._writing:
+            for _ in range(3):
+                edits = self._edits
+                try:
+                    fresh = await self.server.db.read(self._read_fresh)
+                except StoreError as exc:
+                    log.error("game %s cannot be reloaded: %s", self.id, exc)
+                    return False
+                except UNAVAILABLE as exc:
+                    if strict:
+                        raise
+                    log.warning("game %s cannot be reloaded now: %s", self.id, type(exc).__name__)
+                    return False
+                if edits == self._edits:  # no takeback here meanwhile: the read is current
+                    break
+            if self.closed:
+                return False
+            return self._catch_up(*fresh)
+
+    def _catch_up(self, stored: StoredGame | None, issued: list[str],
+                  adjudication: dict[str, Any] | None, clock: dict[str, Any] | None,
+                  chat: list[tuple[int, float, str, str, str]]) -> bool:
         if stored is None:
             return False
         game = self.game
@@ -538,13 +622,16 @@ class Room:
                 game.push(Move.parse(text))
                 changed = True
         else:  # moves were taken back elsewhere: replay the whole game
-            fresh = self.server._rebuild(stored)
+            try:
+                fresh = self.server._rebuild(stored)
+            except StoreError as exc:
+                log.error("game %s cannot be reloaded: %s", self.id, exc)
+                return False
             self.game, changed = fresh.game, True
             self._beliefs = None
             self._p_true = {}
         self.commitments = list(stored.commitments)
-        issued = self.server.store.token_names(self.id)  # a seat joined through another process
-        if sorted(issued) != sorted(self.issued):
+        if sorted(issued) != sorted(self.issued):  # a seat joined through another process
             self.issued, changed = issued, True
         for p, row in stored.seats.items():
             seat = self.seats.get(p)
@@ -554,21 +641,18 @@ class Room:
                 new.build_agent()
                 self.seats[p] = new
                 changed = True
-        store = self.server.store
         if stored.status == "over" and not self.game.is_over() and self.adjudication is None:
-            self.adjudication, changed = store.adjudication(self.id), True  # lost on time there
-        if self.clock is not None:
-            state = store.clock(self.id)
-            if state is not None and state != self.clock.clock.stored():
-                self.clock.clock, changed = Clock(self.clock.clock.config, state), True
-        self._deliver_chat()
+            self.adjudication, changed = adjudication, True  # lost on time there
+        if self.clock is not None and clock is not None and clock != self.clock.clock.stored():
+            self.clock.clock, changed = Clock(self.clock.clock.config, clock), True
+        self._deliver_chat(chat)
         if changed:
             self.after_move()
         return changed
 
-    def _deliver_chat(self) -> None:
+    def _deliver_chat(self, chat: list[tuple[int, float, str, str, str]]) -> None:
         """Send this process's sockets the chat messages posted through other processes."""
-        rows = [r for r in self.server.store.chat(self.id) if r[0] > self.chat_delivered]
+        rows = [r for r in chat if r[0] > self.chat_delivered]
         for n, at, channel, author, text in rows:
             if n in self.chat_posted_here:
                 continue
@@ -761,7 +845,7 @@ class Room:
             except IllegalMove:  # a human moved first meanwhile: think again
                 continue
             except MoveConflict:  # another server process moved first: catch up, think again
-                self.refresh()
+                await self.refresh()
                 continue
             except DB_ERRORS as exc:  # the database refused: try again soon
                 log.error("game %s: an AI move was not saved (%s); trying again", self.id, exc)
@@ -774,6 +858,8 @@ class Room:
         self.closed = True
         if self._ai_task is not None:
             self._ai_task.cancel()
+        if self._refresher is not None:
+            self._refresher.cancel()
         for timer in self._absent_timers.values():
             timer.cancel()
         self._absent_timers.clear()
@@ -942,7 +1028,11 @@ class GameServer:
         if room is None:
             return None
         if loaded and self.store.shared:
-            room.refresh()  # a missed notification must not show an old position
+            await room.refresh()  # a missed notification must not show an old position
+        if room.closed:  # dropped from memory meanwhile (its last socket left): load it again
+            room = await self.room(game_id)
+            if room is None:
+                return None
         role, pieces = token_scope(found[1], room.game.pieces)
         return room, found[1], role, pieces
 

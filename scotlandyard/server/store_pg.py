@@ -30,18 +30,21 @@ import re
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .store import MoveConflict, Store, StoredCommitment, StoreError
+from .store import MoveConflict, Store, StoredCommitment, StoredGame, StoreError
 
 log = logging.getLogger("scotlandyard.server")
 
 CHANNEL = "scotlandyard_games"
-"""The ``LISTEN``/``NOTIFY`` channel of game changes (payload: ``"<game_id> <worker_id>"``)."""
+"""The ``LISTEN``/``NOTIFY`` channel of game changes (payload: ``"<game_id> <worker_id>"``, and
+`` m<ply>`` after it for a move: public facts only, never a station or a move)."""
 _MIGRATION_LOCK = 0x5C07_1A4D  # pg_advisory_lock key held while a worker migrates the schema
 _LOCK_SPACE = 0x5C07  # first key of the two-key advisory locks of games (second: a hash of the id)
+_CHAT_SPACE = 0x5C08  # the same, for numbering a game's chat messages (transaction locks)
 
 try:  # the optional extra: pip install 'scotlandyard[pg]'
     import psycopg
@@ -210,9 +213,9 @@ class _PgTransaction:
         store = self._store
         try:
             if exc_type is None:
-                for game_id in dict.fromkeys(store._changed):
-                    store._db.execute("SELECT pg_notify(?, ?)",
-                                      (CHANNEL, f"{game_id} {store.worker_id}"))
+                for game_id, what in dict.fromkeys(store._changed):
+                    store._db.execute("SELECT pg_notify(?, ?)", (CHANNEL, " ".join(
+                        filter(None, (game_id, store.worker_id, what)))))
                 store._db.execute("COMMIT")
             else:
                 try:
@@ -242,7 +245,7 @@ class PgStore(Store):
         self.path = redact_url(url)
         self.worker_id = worker_id or secrets.token_hex(4)
         self._lock = threading.RLock()
-        self._changed: list[str] = []
+        self._changed: list[tuple[str, str]] = []  # (game, what) to notify at the commit
         self._locks: Any = None
         self._locks_mutex = threading.Lock()
         self._held: set[str] = set()
@@ -294,7 +297,7 @@ class PgStore(Store):
         """Commit one move as :meth:`Store.add_move` does, and notify the other workers. Two
         workers storing the same ply: one commits, the other gets :class:`MoveConflict`."""
         with self._lock:
-            self._changed.append(game_id)
+            self._changed.append((game_id, f"m{ply}"))
             try:
                 super().add_move(game_id, ply, piece, move, commitments, outcome)
             except PgIntegrityError as exc:
@@ -302,10 +305,48 @@ class PgStore(Store):
                     raise MoveConflict(f"game {game_id}: move {ply} was already made") from exc
                 raise
 
+    def add_chat(self, game_id: str, channel: str, author: str, text: str) -> tuple[int, float]:
+        """Store one chat message as :meth:`Store.add_chat` does; its number is taken in the
+        insert's transaction while holding the game's chat lock (a transaction advisory
+        lock), so messages posted at once through several workers never get the same
+        number, and numbers are committed in order. Notifies the other workers."""
+        now = time.time()
+        with self._lock:
+            self._changing(game_id)
+            try:
+                with self._tx():
+                    self._db.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))",
+                                     (_CHAT_SPACE, game_id))
+                    row = self._db.execute("SELECT COALESCE(MAX(n), 0) + 1 FROM chat "
+                                           "WHERE game_id = ?", (game_id,)).fetchone()
+                    assert row is not None
+                    self._db.execute("INSERT INTO chat(game_id, n, at, channel, author, text) "
+                                     "VALUES (?, ?, ?, ?, ?, ?)",
+                                     (game_id, row[0], now, channel, author, text))
+            finally:
+                self._changed.clear()
+        return int(row[0]), now
+
+    def load_game(self, game_id: str) -> StoredGame | None:
+        """Everything stored about one game, as :meth:`Store.load_game`, read in one snapshot
+        (a ``REPEATABLE READ`` transaction): its several queries see the same commits, so a
+        move another worker commits meanwhile is seen with its commitments, or not at all."""
+        with self._lock:
+            if self._db.in_transaction:  # already inside one of the store's transactions
+                return super().load_game(game_id)
+            self._db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                return super().load_game(game_id)
+            finally:
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.Error:
+                    pass  # the connection is gone: nothing was written anyway
+
     def _changing(self, game_id: str) -> None:
         """Queue a notification of ``game_id`` for the next commit of this thread's
         transaction (the store's lock is held)."""
-        self._changed.append(game_id)
+        self._changed.append((game_id, ""))
 
     # ---- LISTEN --------------------------------------------------------------------------------
     def listen(self, callback: Callable[[str | None, str, str], None]) -> None:
@@ -415,9 +456,9 @@ class PgStore(Store):
             return set(self._held)
 
 
-_GAME_WRITES = ("set_seat", "set_options", "add_token", "set_clock", "add_chat", "set_outcome",
-                "undo_moves")
-"""The store's writes of one game (first argument: its id) besides ``add_move``: each notifies
+_GAME_WRITES = ("set_seat", "set_options", "add_token", "set_clock", "set_outcome", "undo_moves")
+"""The store's writes of one game (first argument: its id) besides ``add_move`` and
+``add_chat``: each notifies
 the other workers when it commits. Names the store does not have are skipped."""
 
 
