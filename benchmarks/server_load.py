@@ -200,8 +200,8 @@ class Load:
                 elif kind == "state":
                     view = msg["view"]
                     if view["outcome"] is not None:
-                        if name == "X":
-                            self.stats.games_finished += 1
+                        if not done.is_set():  # the first socket to see the end counts it
+                            self.stats.games_finished += 1  # (with workers: any of them)
                         done.set()
                         return
                     if sent_at is None and view["legal_moves"] and msg["version"] != acted:
@@ -223,6 +223,8 @@ class Load:
             async for text in ws:
                 msg = parse(text)
                 if msg["type"] == "state" and msg["view"]["outcome"] is not None:
+                    if not done.is_set():
+                        self.stats.games_finished += 1
                     done.set()
                     return
         except websockets.ConnectionClosed as exc:
