@@ -1,4 +1,4 @@
-"""``BatchSim``: many games stepped at once with numpy, for millions of moves per second.
+"""``BatchSim``: many games stepped at once on the rules kernel, for millions of moves per second.
 
 >>> from scotlandyard import Rules
 >>> from scotlandyard.env import BatchSim
@@ -19,6 +19,11 @@ callable ``policy(obs, moves) -> chosen`` that gets a :class:`BatchObservation` 
 public facts; Mr X's truth only for Mr X) and the :class:`MoveBatch` of candidate moves, and
 returns the index of the chosen candidate for each game.
 
+The games run on the rules kernel (:mod:`scotlandyard.kernel`, the one that MCTS uses), one
+kernel state per game, the games spread over the CPU cores with ``numba.prange`` (or a plain
+loop without numba: the same results, slower). Every game has its own random generator, seeded
+from ``seed``, so a seed gives the same games whatever the number of threads.
+
 Rules: both editions, police, pooled supplies, free order; not the extra-reveal variant.
 """
 
@@ -26,13 +31,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..board import Board, iter_bits, london
 from ..game import Game, Outcome, Reason, Winner
+from ..kernel import _kernel as K
+from ..kernel.fast import board_table, kernel, numba_available, rules_table, state_of_game
+from ..kernel.position import check_rules
 from ..move import MR_X, Move, Ticket
 from ..rules import Rules
 
@@ -42,8 +49,11 @@ if TYPE_CHECKING:
 REASONS = tuple(r.value for r in Reason)  # index order of ``reason`` (the core's enum)
 WINNERS = tuple(w.value for w in Winner)
 _CAUGHT, _CORNERED, _STUCK, _SURVIVED = range(4)
-_WORDS = 4  # 256 bits hold stations 1..199
-_CHUNKS = 25  # bytes that hold bits 0..199
+_WORDS = 4  # ``possible``: 4 uint64 words hold the bits of stations 0..199
+#: kernel outcome -> (winner index, reason index)
+_OUTCOME = {K.OUT_SURVIVED: (0, _SURVIVED), K.OUT_STUCK: (0, _STUCK),
+            K.OUT_CAUGHT: (1, _CAUGHT), K.OUT_CORNERED: (1, _CORNERED)}
+_CHUNKS = 16  # games are split into this many chunks (at most) for the threads
 
 
 @dataclass
@@ -173,28 +183,23 @@ class BatchObservation:
 Policy = Callable[[BatchObservation, MoveBatch], np.ndarray]
 
 
-def _padded(rows: list[list[int]], width: int) -> np.ndarray:
-    out = np.zeros((len(rows), width), np.int16)
-    for s, r in enumerate(rows):
-        out[s, : len(r)] = r
-    return out
-
-
 class BatchSim:
     """``n_games`` games of ``rules`` stepped together (see the module doc).
 
-    State arrays (one row per game): ``pos`` ``[n, pieces]`` (the truth: column 0 is Mr X),
-    ``sup`` ``[n, supplies, 5]``, ``occ`` ``[n, 200]`` (hunters' stations; column 0 is always
-    set), ``log_ticket``,
-    ``log_station``, ``log_len``, ``done``, ``winner`` (0 Mr X, 1 detectives, -1 running),
-    ``reason`` (index into ``REASONS``), ``end_round``. ``record=True`` keeps every game's
-    moves for :meth:`moves`/:meth:`game`; ``track_possible=True`` keeps Mr X's possible
-    locations (R-BELIEF) as bitsets.
+    The state of game ``g`` is row ``g`` of a kernel state array (layout in
+    :mod:`scotlandyard.kernel._kernel`); these read it as arrays, one row per game (fresh
+    arrays: writing to them changes nothing): ``pos`` ``[n, pieces]`` (the truth: column 0 is
+    Mr X), ``log_len``, ``moved`` ``[n, pieces]`` (the hunters that moved this round),
+    ``possible`` ``[n, 4]`` uint64 (Mr X's possible locations, R-BELIEF: bit ``s`` is station
+    ``s``). Kept as arrays: ``log_ticket``, ``log_station``, ``done``, ``winner`` (0 Mr X, 1
+    detectives, -1 running), ``reason`` (index into ``REASONS``), ``end_round``, ``catcher``,
+    ``n_moves``; with ``record=True`` the moves in ``history`` for :meth:`moves`/:meth:`game`.
+    ``fast=False`` runs the pure-Python kernel (as without numba).
     """
 
     def __init__(self, n_games: int, rules: Rules | None = None, seed: int | None = None, *,
                  start: dict[str, int] | np.ndarray | None = None, record: bool = True,
-                 track_possible: bool = True) -> None:
+                 track_possible: bool = True, fast: bool = True) -> None:
         """Set up ``n_games`` games; start stations are drawn per R-SETUP with ``seed``
         (same distribution as ``Game.new``) or given (a dict for every game, or an array
         ``[n_games, pieces]``)."""
@@ -206,67 +211,22 @@ class BatchSim:
         if rules.extra_reveal:
             raise ValueError("BatchSim does not play R-VAR-EXTRA-REVEAL (voluntary reveals); "
                              "use the AEC or Gymnasium env for that variant")
+        check_rules(rules)
         self.rules = rules
         self.n = int(n_games)
         self.rng = np.random.default_rng(seed)
         self.record = record
         self.track_possible = track_possible
-        self.board: Board = london(rules.board)
         self.pieces = rules.pieces
         self.n_pieces = len(self.pieces)
         self.n_hunters = self.n_pieces - 1
-        self._build_tables()
+        self._kern = kernel(fast and numba_available())
+        self._ru = self._kern.const(rules_table(rules))
+        self._bd = self._kern.const(board_table(rules.board))
+        self._reveal_slot = np.zeros(rules.log_slots + 2, bool)
+        self._reveal_slot[list(rules.reveal_slots)] = True
+        self._maxply = rules.last_round * self.n_pieces
         self._init_state(self._draw_start(start))
-
-    # ---- static tables ----------------------------------------------------------------------
-    def _build_tables(self) -> None:
-        b, r = self.board, self.rules
-        nb = b.neighbours
-        deg = [max(len(nb[t][s]) for s in range(1, 200)) for t in range(3)]
-        black = [iter_bits(b.masks[4][s]) if s else [] for s in range(200)]
-        degk = max(len(x) for x in black)
-        x_rows, h_rows = [], []
-        for s in range(200):
-            row, hrow = [], []
-            for t in range(3):
-                ns = list(nb[t][s]) if s else []
-                row += ns + [0] * (deg[t] - len(ns))
-            hrow = list(row)
-            row += black[s] + [0] * (degk - len(black[s]))
-            x_rows.append(row)
-            h_rows.append(hrow)
-        self._wx = sum(deg) + degk
-        self._wh = sum(deg)
-        self._xc = _padded(x_rows, self._wx)
-        self._hc = _padded(h_rows, self._wh)
-        xt = []
-        for t in range(3):
-            xt += [t] * deg[t]
-        self._ht = np.array(xt, np.int8)
-        self._xt = np.array(xt + [3] * degk, np.int8)
-        unl = r.mr_x_unlimited
-        self._x_unl_col = (self._xt < 3) & unl
-        same = self._xt[:, None] == self._xt[None, :]
-        self._dec = (same & ((self._xt[:, None] == 3) | (not unl))).astype(np.int16)
-        # supplies: 0 Mr X, then per detective or one pooled; police have none
-        sup_of = [0]
-        if r.pooled_supply is not None:
-            sup_of += [1] * r.detectives
-            self._n_sup = 2
-        else:
-            sup_of += list(range(1, r.detectives + 1))
-            self._n_sup = 1 + r.detectives
-        sup_of += [-1] * r.police
-        self._sup_of = np.array(sup_of, np.int64)
-        self._police = self._sup_of < 0
-        self._hsup = np.maximum(self._sup_of[1:], 0)
-        slots = r.log_slots
-        self._reveal_slot = np.zeros(slots + 2, bool)
-        self._reveal_slot[list(r.reveal_slots)] = True
-        self._handover = r.ticket_handover and not r.mr_x_unlimited
-        if self.track_possible:
-            self._exp = _expand_table(b.name)
-        self._maxply = r.last_round * self.n_pieces
 
     # ---- set-up -----------------------------------------------------------------------------
     def _draw_start(self, start: dict[str, int] | np.ndarray | None) -> np.ndarray:
@@ -298,62 +258,111 @@ class BatchSim:
         return np.concatenate([x[np.argmin(keys, axis=1)][:, None], hunters], axis=1)
 
     def _init_state(self, start: np.ndarray) -> None:
-        n, r = self.n, self.rules
+        n, r, p = self.n, self.rules, self.n_pieces
         self.start = start.copy()
-        self.pos = start.astype(np.int16).copy()
-        self.sup = np.zeros((n, self._n_sup, 5), np.int32)
-        self.sup[:, 0] = [*r.mr_x_tickets, r.black_tickets, r.double_moves]
-        if r.pooled_supply is not None:
-            self.sup[:, 1, :3] = r.pooled_supply
-        else:
-            self.sup[:, 1:, :3] = r.detective_tickets
-        self.occ = np.zeros((n, 200), bool)
-        self.occ[:, 0] = True  # no station 0: padded candidates are never free
-        self._occf = self.occ.reshape(-1)  # a view, for fast flat gathers
-        self._base = np.arange(n, dtype=np.int64) * 200
-        self._hcache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        first = Game(r, {q: int(s) for q, s in zip(self.pieces, start[0], strict=True)})
+        template = np.array(state_of_game(first), np.int64)
+        template[K.ST_OCC: K.ST_OCC + K.NS] = 0
+        template[K.ST_OCCW: K.ST_OCCW + K.NW] = 0
+        st = np.tile(template, (n, 1))
         rows = np.arange(n)[:, None]
-        self.occ[rows, self.pos[:, 1:]] = True
+        st[:, K.ST_POS: K.ST_POS + p] = start
+        st[rows, K.ST_OCC + start[:, 1:].astype(np.int64)] = 1
+        occ = st[:, K.ST_OCC: K.ST_OCC + K.NS].astype(bool)
+        # R-BELIEF at the start: the stations of Mr X's start deck (every station if his start
+        # is not one of them), less the hunters' stations
+        deck = np.array(sorted(set(r.start_deck_mr_x)), np.int64)
+        possible = np.zeros((n, K.NS), bool)
+        in_deck = np.isin(start[:, 0], deck) if len(deck) else np.zeros(n, bool)
+        possible[:, 1:] = ~in_deck[:, None]
+        possible[np.ix_(in_deck, deck)] = True
+        possible &= ~occ
+        st[:, K.ST_OCCW: K.ST_OCCW + K.NW] = _to_words(occ)
+        st[:, K.ST_BEL: K.ST_BEL + K.NW] = _to_words(possible)
+        self._st = st
+        # every game its own xorshift32 generator (non-zero 32-bit states) from ``seed``
+        self._rng = self.rng.integers(1, 1 << 32, size=(n, 1), dtype=np.int64)
         slots = r.log_slots
         self.log_ticket = np.full((n, slots), -1, np.int8)
         self.log_station = np.zeros((n, slots), np.int16)
-        self.log_len = np.zeros(n, np.int16)
-        self.round = 1
-        self.phase = 0  # 0: Mr X moves; k: the k-th hunter move of the round
-        self.moved = np.zeros((n, self.n_pieces), bool)
         self.done = np.zeros(n, bool)
         self.winner = np.full(n, -1, np.int8)
         self.reason = np.full(n, -1, np.int8)
         self.end_round = np.zeros(n, np.int16)
         self.catcher = np.full(n, -1, np.int8)
         self.plies = 0
-        if self.record:
-            self.history = np.zeros((n, self._maxply), np.int32)
-            self.n_moves = np.zeros(n, np.int16)
-        if self.track_possible:
-            deck = set(r.start_deck_mr_x)
-            self.possible = np.zeros((n, _WORDS), np.uint64)
-            all_st = _words(sum(1 << s for s in range(1, 200)))
-            deck_w = _words(sum(1 << s for s in deck))
-            in_deck = np.isin(self.pos[:, 0], list(deck)) if deck else np.zeros(n, bool)
-            self.possible[:] = np.where(in_deck[:, None], deck_w, all_st)
-            self.possible &= ~self._occ_words(np.arange(n))
-        self._check_end(np.arange(n))
+        self._steps = 0
+        self.n_moves = np.zeros(n, np.int16)
+        self.history = np.zeros((n, self._maxply) if self.record else (1, 1), np.int32)
+        nch = min(n, _CHUNKS)
+        self._bufs = np.zeros((nch, K.BUF_LEN), np.int64)
+        self._scs = np.zeros((nch, K.SC_LEN), np.int64)
+        live = np.arange(n, dtype=np.int64)
+        self._kern.batch_check(self._st, self._ru, self._bd, live)
+        self._sync(live)
 
-    # ---- helpers -------------------------------------------------------------------------------
-    def _occ_words(self, g: np.ndarray) -> np.ndarray:
-        packed = np.packbits(self.occ[g], axis=1, bitorder="little")  # [n, 25]
-        out = np.zeros((len(g), _WORDS * 8), np.uint8)
-        out[:, : packed.shape[1]] = packed
-        return out.view(np.uint64)
+    # ---- state as arrays --------------------------------------------------------------------
+    @property
+    def round(self) -> int:
+        """The round (the same in every running game)."""
+        return min(1 + self._steps // self.n_pieces, self.rules.last_round)
 
-    def _expand(self, bits: np.ndarray, ticket: np.ndarray) -> np.ndarray:
-        t = np.where(ticket == 3, 4, ticket).astype(np.int64)
-        by = bits.view(np.uint8)[:, :_CHUNKS]
-        parts = self._exp[t[:, None], np.arange(_CHUNKS)[None, :], by]  # [n, 25, 4]
-        arr: np.ndarray = np.bitwise_or.reduce(parts, axis=1)
+    @property
+    def phase(self) -> int:
+        """0: Mr X moves now; k: the k-th hunter move of the round."""
+        return self._steps % self.n_pieces
+
+    @property
+    def pos(self) -> np.ndarray:
+        """``[n, pieces]`` stations (the truth: column 0 is Mr X)."""
+        arr: np.ndarray = self._st[:, K.ST_POS: K.ST_POS + self.n_pieces].astype(np.int16)
         return arr
 
+    @property
+    def log_len(self) -> np.ndarray:
+        """Slots of Mr X's log used in each game."""
+        arr: np.ndarray = self._st[:, K.ST_NLOG].astype(np.int16)
+        return arr
+
+    @property
+    def moved(self) -> np.ndarray:
+        """``[n, pieces]`` bool: the hunters that have moved this round (column 0 False)."""
+        bits = self._st[:, K.ST_MOVED]
+        arr: np.ndarray = ((bits[:, None] >> np.arange(self.n_pieces)) & 1).astype(bool)
+        arr[:, 0] = False
+        return arr
+
+    def _bits(self, g: np.ndarray) -> np.ndarray:
+        """``[games, 200]`` bool: Mr X's possible locations (column ``s`` is station ``s``)."""
+        words = self._st[g][:, K.ST_BEL: K.ST_BEL + K.NW]
+        bits = (words[:, :, None] >> np.arange(K.BW)) & 1
+        out: np.ndarray = bits.reshape(len(g), K.NW * K.BW)[:, : K.NS].astype(bool)
+        return out
+
+    @property
+    def possible(self) -> np.ndarray:
+        """``[n, 4]`` uint64: Mr X's possible locations as bits (bit ``s`` is station ``s``)."""
+        bits = np.zeros((self.n, 64 * _WORDS), bool)
+        bits[:, : K.NS] = self._bits(np.arange(self.n))
+        arr: np.ndarray = np.packbits(bits, axis=1, bitorder="little").view(np.uint64)
+        return arr
+
+    def _sync(self, g: np.ndarray) -> None:
+        """Copy the results of the games ``g`` that have just ended from their states."""
+        out = self._st[g, K.ST_OUT]
+        ended = g[(out != K.OUT_NONE) & ~self.done[g]]
+        if not len(ended):
+            return
+        self.done[ended] = True
+        for code, (winner, reason) in _OUTCOME.items():
+            hit = ended[self._st[ended, K.ST_OUT] == code]
+            self.winner[hit] = winner
+            self.reason[hit] = reason
+        self.end_round[ended] = self._st[ended, K.ST_ROUND]
+        caught = ended[self._st[ended, K.ST_OUT] == K.OUT_CAUGHT]
+        self.catcher[caught] = self._st[caught, K.ST_CAPT]
+
+    # ---- helpers -------------------------------------------------------------------------------
     def _revealed_now(self, g: np.ndarray) -> np.ndarray:
         """Mr X's station where the last log slot is a reveal (his pawn stands there), else 0."""
         ln = self.log_len[g].astype(np.int64)
@@ -363,9 +372,11 @@ class BatchSim:
     def tickets(self, g: np.ndarray | None = None) -> np.ndarray:
         """``[games, pieces, 5]`` ticket counts (-1 for unlimited)."""
         g = np.arange(self.n) if g is None else np.asarray(g)
-        sup = self.sup[g]
-        out = sup[:, np.maximum(self._sup_of, 0)].copy()
-        out[:, self._police, :3] = -1
+        st = self._st[g]
+        sup = st[:, K.ST_SUP: K.ST_SUP + 30].reshape(len(g), 6, 5)
+        sup_of = self._st[0, K.ST_SUPOF: K.ST_SUPOF + self.n_pieces]
+        out = sup[:, np.maximum(sup_of, 0)].astype(np.int32)
+        out[:, sup_of < 0, :3] = -1
         out[:, 1:, 3:] = 0
         if self.rules.mr_x_unlimited:
             out[:, 0, :3] = -1
@@ -376,8 +387,8 @@ class BatchSim:
         if not self.track_possible:
             raise ValueError("this BatchSim was made with track_possible=False")
         g = np.arange(self.n) if g is None else np.asarray(g)
-        bits = np.unpackbits(self.possible[g].view(np.uint8), axis=1, bitorder="little")
-        return bits[:, 1:200].astype(bool)
+        arr: np.ndarray = self._bits(g)[:, 1:]
+        return arr
 
     def observe(self, side: str, games: np.ndarray | None = None) -> BatchObservation:
         """``side``'s facts (``"mr_x"`` or ``"detectives"``) for ``games`` (default: running)."""
@@ -387,158 +398,38 @@ class BatchSim:
         return BatchObservation(self, side, g)
 
     # ---- candidate moves ---------------------------------------------------------------------------
-    def _free(self, g: np.ndarray, cand: np.ndarray) -> np.ndarray:
-        """Whether each candidate station (0 = none) exists and is not held by a hunter."""
-        base = self._base[g].reshape((-1,) + (1,) * (cand.ndim - 1))
-        arr: np.ndarray = ~self._occf.take(base + cand)  # station 0 (padding) is always "held"
-        return arr
-
-    def _mr_x_valid(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any]:
-        """Mr X's single and double moves: ``(cand, valid1, d_idx, c2, valid2)`` (``c2`` and
-        ``valid2`` are ``None`` when no game has a double move: ``d_idx`` is empty)."""
-        x = self.pos[g, 0]
-        cand = self._xc[x]  # [n, W]
-        supx = self.sup[g, 0]  # [n, 5]
-        valid1 = self._free(g, cand) & (self._x_unl_col[None, :] | (supx[:, self._xt] > 0))
-        dbl = (supx[:, 4] > 0) & (self.log_len[g] + 2 <= self.rules.log_slots)
-        d_idx = np.flatnonzero(dbl)
-        if not len(d_idx):
-            return cand, valid1, d_idx, None, None
-        c1 = cand[d_idx]  # [m, W]
-        c2 = self._xc[c1]  # [m, W, W]
-        free2 = self._free(g[d_idx], c2)
-        sup2 = supx[d_idx][:, self._xt]  # [m, W]: count of column k2's ticket
-        ok2 = self._x_unl_col[None, None, :] | (sup2[:, None, :] - self._dec[None, :, :] > 0)
-        valid2 = valid1[d_idx][:, :, None] & free2 & ok2
-        return cand, valid1, d_idx, c2, valid2
-
-    def _mr_x_batch(self, g: np.ndarray) -> MoveBatch:
-        n = len(g)
-        w = self._wx
-        cand, valid1, d_idx, c2, valid2 = self._mr_x_valid(g)
-        if len(d_idx):
-            full = np.zeros((n, w + w * w), bool)
-            full[:, :w] = valid1
-            full[d_idx, w:] = valid2.reshape(len(d_idx), w * w)
-        else:
-            full = valid1
-        width = full.shape[1]
-        flat = np.flatnonzero(full)
-        gi, col = np.divmod(flat, width)
-        single = col < w
-        k1 = np.where(single, col, (col - w) // w)
-        k2 = np.where(single, 0, (col - w) % w)
-        t1 = self._xt[k1]
-        d1 = cand[gi, k1]
-        t2 = np.where(single, -1, self._xt[k2]).astype(np.int8)
-        d2 = np.where(single, 0, self._xc[d1, k2]).astype(np.int16)
-        counts = np.bincount(gi, minlength=n)
-        offsets = np.zeros(n + 1, np.int64)
+    def _batch(self, g: np.ndarray) -> tuple[MoveBatch, np.ndarray]:
+        """The candidates of the games ``g`` (every legal move, from the kernel) and their
+        kernel codes."""
+        kern, live = self._kern, g.astype(np.int64)
+        counts = np.zeros(len(g), np.int64)
+        kern.batch_count(self._st, self._ru, self._bd, live, counts, self._bufs, self._scs)
+        offsets = np.zeros(len(g) + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return MoveBatch("mr_x", g, offsets, gi, np.zeros(len(gi), np.int8), t1, d1, t2, d2)
-
-    def _mr_x_uniform(self, g: np.ndarray) -> tuple[np.ndarray, ...]:
-        """A uniformly random legal move per game, without listing the moves."""
-        n = len(g)
-        cand, valid1, d_idx, c2, valid2 = self._mr_x_valid(g)
-        n1 = valid1.sum(1)
-        total = n1.copy()
-        if len(d_idx):
-            per_first = valid2.sum(2)  # [m, W]
-            total[d_idx] += per_first.sum(1)
-        r = (self.rng.random(n) * total).astype(np.int64)
-        single = r < n1
-        k1 = _nth_true(valid1, np.minimum(r, np.maximum(n1 - 1, 0)))
-        t1 = self._xt[k1]
-        d1 = cand[np.arange(n), k1]
-        t2 = np.full(n, -1, np.int8)
-        d2 = np.zeros(n, np.int16)
-        dbl_games = np.flatnonzero(~single)
-        if len(dbl_games):
-            row = np.searchsorted(d_idx, dbl_games)
-            rest = r[dbl_games] - n1[dbl_games]
-            pf = per_first[row]
-            cum = np.cumsum(pf, axis=1)
-            a = (cum <= rest[:, None]).sum(1)  # the first step's column
-            rest -= np.where(a > 0, cum[np.arange(len(a)), np.maximum(a - 1, 0)], 0)
-            b = _nth_true(valid2[row, a], rest)
-            t1[dbl_games] = self._xt[a]
-            d1[dbl_games] = cand[dbl_games, a]
-            t2[dbl_games] = self._xt[b]
-            d2[dbl_games] = c2[row, a, b]
-        return np.zeros(n, np.int64), t1, d1, t2, d2
-
-    def _hunter_valid(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every hunter's candidates ``[n, hunters, W]`` and their validity (cached between a
-        move and the next, which shares the hunters' state: Mr X's moves do not change it)."""
-        c = self._hcache
-        if c is not None and len(c[0]) == len(g) and np.array_equal(c[0], g):
-            return c[1], c[2]
-        hunters = np.arange(1, self.n_pieces)
-        p = self.pos[g][:, hunters]  # [n, h]
-        cand = self._hc[p]  # [n, h, W]
-        sup = self.sup[g][:, self._hsup]  # [n, h, 5]
-        ok = (sup[:, :, :3] > 0)[:, :, self._ht] | self._police[hunters][None, :, None]
-        valid = self._free(g, cand) & ok
-        self._hcache = (g, cand, valid)
-        return cand, valid
-
-    def _hunter_choices(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(seats, cand, valid)`` of the hunters that may move now; a last column of
-        ``valid`` is the pass of a waiting hunter without a move (R-MOVE-2)."""
-        cand, valid = self._hunter_valid(g)
-        if self.rules.free_order:
-            seats = np.arange(1, self.n_pieces)
-            waiting = ~self.moved[g][:, 1:]
-            valid = valid & waiting[:, :, None]
-        else:
-            seats = np.array([self.phase])
-            cand = cand[:, self.phase - 1: self.phase]
-            valid = valid[:, self.phase - 1: self.phase]
-            waiting = np.ones((len(g), 1), bool)
-        # R-ORDER-FREE: a waiting piece passes only when no waiting piece has a real move
-        stuck_all = np.asarray(~valid.any(axis=(1, 2)))
-        passes = waiting & ~valid.any(-1) & stuck_all[:, None]
-        return seats, cand, np.concatenate([valid, passes[:, :, None]], axis=2)
-
-    def _hunter_batch(self, g: np.ndarray) -> MoveBatch:
-        n = len(g)
-        seats, cand, full = self._hunter_choices(g)
-        h, w1 = full.shape[1], full.shape[2]
-        flat = np.flatnonzero(full.reshape(n, h * w1))
-        gi, col = np.divmod(flat, h * w1)
-        hi, k = np.divmod(col, w1)
-        is_pass = k == self._wh
-        kk = np.minimum(k, self._wh - 1)
-        t = np.where(is_pass, -1, self._ht[kk]).astype(np.int8)
-        d = np.where(is_pass, 0, cand[gi, hi, kk]).astype(np.int16)
-        counts = np.bincount(gi, minlength=n)
-        offsets = np.zeros(n + 1, np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        m = len(gi)
-        return MoveBatch("detectives", g, offsets, gi, seats[hi].astype(np.int8), t, d,
-                         np.full(m, -1, np.int8), np.zeros(m, np.int16))
-
-    def _hunter_uniform(self, g: np.ndarray) -> tuple[np.ndarray, ...]:
-        n = len(g)
-        seats, cand, full = self._hunter_choices(g)
-        h, w1 = full.shape[1], full.shape[2]
-        flat = full.reshape(n, h * w1)
-        r = (self.rng.random(n) * flat.sum(1)).astype(np.int64)
-        col = _nth_true(flat, r)
-        hi, k = np.divmod(col, w1)
-        is_pass = k == self._wh
-        kk = np.minimum(k, self._wh - 1)
-        t = np.where(is_pass, -1, self._ht[kk]).astype(np.int8)
-        d = np.where(is_pass, 0, cand[np.arange(n), hi, kk]).astype(np.int16)
-        return seats[hi], t, d, np.full(n, -1, np.int8), np.zeros(n, np.int16)
+        codes = np.zeros(int(offsets[-1]), np.int64)
+        kern.batch_fill(self._st, self._ru, self._bd, live, offsets, codes, self._bufs, self._scs)
+        t1 = (codes >> 20) & 15
+        t2 = (codes >> 8) & 15
+        is_pass = t1 == K.T_PASS
+        single = t2 == K.T_NONE
+        gi = np.repeat(np.arange(len(g)), counts)
+        mb = MoveBatch("mr_x" if self.phase == 0 else "detectives", g, offsets, gi,
+                       (codes >> 24).astype(np.int8), np.where(is_pass, -1, t1).astype(np.int8),
+                       np.where(is_pass, 0, (codes >> 12) & 255).astype(np.int16),
+                       np.where(single, -1, t2).astype(np.int8),
+                       np.where(single, 0, codes & 255).astype(np.int16))
+        return mb, codes
 
     def candidates(self) -> MoveBatch:
         """The candidate moves of every running game (Mr X's or the hunters', by phase)."""
-        g = np.flatnonzero(~self.done)
-        return self._mr_x_batch(g) if self.phase == 0 else self._hunter_batch(g)
+        return self._batch(np.flatnonzero(~self.done))[0]
 
     # ---- stepping --------------------------------------------------------------------------------
+    def _play(self, g: np.ndarray, codes: np.ndarray, steps: int) -> None:
+        self._kern.batch_play(self._st, self._ru, self._bd, self._rng, g.astype(np.int64),
+                              codes, steps, self.history, self.n_moves, self.log_ticket,
+                              self.log_station, int(self.record), self._bufs, self._scs)
+
     def step(self, mr_x: Policy | None = None, detectives: Policy | None = None) -> int:
         """One move in every running game (``None`` policies move uniformly at random).
         Returns how many moves were made."""
@@ -547,9 +438,9 @@ class BatchSim:
             return 0
         policy = mr_x if self.phase == 0 else detectives
         if policy is None:
-            chosen = self._mr_x_uniform(g) if self.phase == 0 else self._hunter_uniform(g)
+            codes = np.full(len(g), -1, np.int64)
         else:
-            moves = self._mr_x_batch(g) if self.phase == 0 else self._hunter_batch(g)
+            moves, all_codes = self._batch(g)
             c = np.asarray(policy(self.observe(moves.side, g), moves), np.int64)
             if c.shape != g.shape:
                 raise ValueError(f"the policy returned shape {c.shape}; one candidate index "
@@ -560,151 +451,31 @@ class BatchSim:
                 k = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"the policy chose candidate {c[k]} for game {g[k]}, whose "
                                  f"candidates are {lo[k]}..{hi[k] - 1}")
-            chosen = (moves.piece[c], moves.ticket[c], moves.to[c], moves.ticket2[c], moves.to2[c])
-        if self.phase == 0:
-            self._apply_mr_x(g, *chosen)
-        else:
-            self._apply_hunters(g, *chosen)
+            codes = all_codes[c]
+        self._play(g, codes, 1)
+        self._steps += 1
+        self._sync(g)
         self.plies += len(g)
         return len(g)
 
     def run(self, mr_x: Policy | None = None, detectives: Policy | None = None) -> int:
-        """Step until every game is over; returns the number of moves made."""
+        """Step until every game is over; returns the number of moves made. With two random
+        sides each game is played to its end in one go (the same games as step by step)."""
+        if mr_x is None and detectives is None:
+            g = np.flatnonzero(~self.done)
+            if not len(g):
+                return 0
+            before = int(self.n_moves.sum())
+            self._play(g, np.full(len(g), -1, np.int64), 0)
+            made = int(self.n_moves.sum()) - before
+            self._steps = int(self.n_moves.max())
+            self._sync(g)
+            self.plies += made
+            return made
         total = 0
         while not self.done.all():
             total += self.step(mr_x, detectives)
         return total
-
-    def _record(self, g: np.ndarray, piece: np.ndarray, t1: np.ndarray, d1: np.ndarray,
-                t2: np.ndarray, d2: np.ndarray) -> None:
-        if not self.record:
-            return
-        code = (piece.astype(np.int32) | ((t1.astype(np.int32) + 1) << 4) | (d1.astype(np.int32) << 7)
-                | ((t2.astype(np.int32) + 1) << 15) | (d2.astype(np.int32) << 18))
-        self.history[g, self.n_moves[g]] = code
-        self.n_moves[g] += 1
-
-    def _apply_mr_x(self, g: np.ndarray, piece: np.ndarray, t1: np.ndarray, d1: np.ndarray,
-                    t2: np.ndarray, d2: np.ndarray) -> None:
-        self._record(g, piece, t1, d1, t2, d2)
-        dbl = t2 >= 0
-        unl = self.rules.mr_x_unlimited
-        t1i = t1.astype(np.int64)
-        self.sup[g, 0, t1i] -= ((t1 == 3) | (not unl)).astype(np.int32)
-        gd = g[dbl]
-        if len(gd):
-            t2i = t2[dbl].astype(np.int64)
-            self.sup[gd, 0, t2i] -= ((t2[dbl] == 3) | (not unl)).astype(np.int32)
-            self.sup[gd, 0, 4] -= 1
-        slot = self.log_len[g].astype(np.int64)
-        self.log_ticket[g, slot] = t1
-        self.log_station[g, slot] = d1
-        if len(gd):
-            self.log_ticket[gd, slot[dbl] + 1] = t2[dbl]
-            self.log_station[gd, slot[dbl] + 1] = d2[dbl]
-        if self.track_possible:
-            occ = self._occ_words(g)
-            self.possible[g] = self._belief_step(self.possible[g], t1, d1, slot + 1, occ)
-            if len(gd):
-                self.possible[gd] = self._belief_step(self.possible[gd], t2[dbl], d2[dbl],
-                                                      slot[dbl] + 2, occ[dbl])
-        self.log_len[g] += (1 + dbl).astype(np.int16)
-        self.pos[g, 0] = np.where(dbl, d2, d1)
-        self.phase = 1
-        if self.rules.free_order:
-            self.moved[g] = False
-
-    def _belief_step(self, bits: np.ndarray, t: np.ndarray, d: np.ndarray, slot: np.ndarray,
-                     occ: np.ndarray) -> np.ndarray:
-        new = self._expand(bits, t) & ~occ
-        rev = self._reveal_slot[slot]
-        if rev.any():
-            one = np.zeros((int(rev.sum()), _WORDS), np.uint64)
-            dd = d[rev].astype(np.int64)
-            one[np.arange(len(dd)), dd >> 6] = np.left_shift(np.uint64(1), (dd & 63).astype(np.uint64))
-            new[rev] = one
-        arr: np.ndarray = new
-        return arr
-
-    def _apply_hunters(self, g: np.ndarray, piece: np.ndarray, t: np.ndarray, d: np.ndarray,
-                       t2: np.ndarray, d2: np.ndarray) -> None:
-        piece = piece.astype(np.int64)
-        self._record(g, piece, t, d, t2, d2)
-        mv = t >= 0
-        gm, pm, tm, dm = g[mv], piece[mv], t[mv].astype(np.int64), d[mv].astype(np.int64)
-        si = self._sup_of[pm]
-        paid = si >= 0
-        self.sup[gm[paid], si[paid], tm[paid]] -= 1
-        if self._handover:
-            self.sup[gm[paid], 0, tm[paid]] += 1
-        self.occ[gm, self.pos[gm, pm]] = False
-        self.occ[gm, dm] = True
-        self.pos[gm, pm] = dm
-        self._hcache = None
-        caught = dm == self.pos[gm, 0]
-        if caught.any():
-            gc = gm[caught]
-            self._finish(gc, 1, _CAUGHT)
-            self.catcher[gc] = pm[caught]
-        if self.track_possible:
-            free = ~caught
-            gf, df = gm[free], dm[free]
-            self.possible[gf, df >> 6] &= ~np.left_shift(np.uint64(1), (df & 63).astype(np.uint64))
-            if caught.any():
-                dc = dm[caught]
-                self.possible[gm[caught]] = 0
-                self.possible[gm[caught], dc >> 6] = np.left_shift(np.uint64(1), (dc & 63).astype(np.uint64))
-        if self.rules.free_order:
-            self.moved[g, piece] = True
-        self.phase += 1
-        live = g[~self.done[g]]
-        move_round = self.round
-        if self.phase > self.n_hunters:
-            if self.round >= self.rules.last_round:
-                self._finish(live, 0, _SURVIVED)
-                live = live[:0]
-            else:
-                self.round += 1
-                self.phase = 0
-        self._check_end(live, move_round)
-
-    def _finish(self, g: np.ndarray, winner: int, reason: int, round_: int | None = None) -> None:
-        self.done[g] = True
-        self.winner[g] = winner
-        self.reason[g] = reason
-        self.end_round[g] = self.round if round_ is None else round_
-
-    def _check_end(self, g: np.ndarray, move_round: int | None = None) -> None:
-        """R-END (3) no detective can move (police too with ``police_keep_hunting``): Mr X wins (in the round of the move just made);
-        (4) Mr X is to move and cannot: the detectives win."""
-        if not len(g):
-            return
-        cand, valid = self._hunter_valid(g)
-        if self.rules.police_keep_hunting or not self.rules.police:
-            stuck = ~valid.any(axis=(1, 2))
-        else:  # the 2014 book: no detective can move, police treated as absent
-            nd = self.rules.detectives
-            dc = cand[:, :nd]
-            police = self.pos[g][:, nd + 1:]
-            on_police = (dc[..., None] == police[:, None, None, :]).any(-1) & (dc > 0)
-            sup = self.sup[g][:, self._hsup[:nd]]
-            ok = (sup[:, :, :3] > 0)[:, :, self._ht]
-            stuck = ~(valid[:, :nd] | (on_police & ok)).any(axis=(1, 2))
-        if stuck.any():
-            self._finish(g[stuck], 0, _STUCK, move_round)
-            keep = ~stuck
-            g = g[keep]
-            self._hcache = (g, cand[keep], valid[keep])
-        if self.phase == 0 and len(g):
-            x = self.pos[g, 0]
-            cand1 = self._xc[x]
-            ok = self._x_unl_col[None, :] | (self.sup[g, 0][:, self._xt] > 0)
-            cornered = ~(self._free(g, cand1) & ok).any(1)
-            if cornered.any():
-                self._finish(g[cornered], 1, _CORNERED)
-                keep = ~cornered
-                c = self._hcache
-                self._hcache = (g[keep], c[1][keep], c[2][keep])  # type: ignore[index]
 
     # ---- export ---------------------------------------------------------------------------------------
     def outcome(self, g: int) -> Outcome | None:
@@ -765,30 +536,9 @@ class BatchSim:
         return out
 
 
-@cache
-def _expand_table(board: str) -> np.ndarray:
-    """``[transport 0..4, byte chunk, byte value, word]``: the stations one line away from the
-    stations of that byte, as 4 uint64 words (the batch form of ``Board.expand``)."""
-    b = london(board)
-    masks = np.zeros((5, 200, _WORDS), np.uint64)
-    for t in range(5):
-        for s in range(1, 200):
-            masks[t, s] = _words(b.masks[t][s])
-    exp = np.zeros((5, _CHUNKS, 256, _WORDS), np.uint64)
-    for c in range(_CHUNKS):
-        for byte in range(1, 256):
-            low = byte & -byte
-            s = c * 8 + low.bit_length() - 1
-            exp[:, c, byte] = exp[:, c, byte ^ low] | (masks[:, s] if s < 200 else 0)
-    exp.setflags(write=False)
-    return exp
-
-
-def _nth_true(valid: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Column of the ``r``-th (0-based) true value in each row of ``valid``."""
-    arr: np.ndarray = (np.cumsum(valid, axis=1) <= r[:, None]).sum(1)
+def _to_words(flags: np.ndarray) -> np.ndarray:
+    """``[n, NS]`` bool -> ``[n, NW]`` int64: the kernel's bitset words (BW bits each)."""
+    pad = np.zeros((len(flags), K.NW * K.BW), np.int64)
+    pad[:, : flags.shape[1]] = flags
+    arr: np.ndarray = (pad.reshape(len(flags), K.NW, K.BW) << np.arange(K.BW)).sum(axis=2)
     return arr
-
-
-def _words(bits: int) -> np.ndarray:
-    return np.array([(bits >> (64 * k)) & 0xFFFFFFFFFFFFFFFF for k in range(_WORDS)], np.uint64)

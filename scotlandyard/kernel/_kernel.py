@@ -14,11 +14,14 @@ legal for the core engine (tests replay many of them through ``Game.push``).
 Layouts (all offsets are module constants):
 
 - a **state** ``st`` (ST_LEN ints): piece stations, ticket supplies, round, turn, pieces moved,
-  log length, pending take, outcome, Mr X's possible locations as 0/1 per station (and as a
-  list), the hunters' stations as 0/1 per station;
+  log length, pending take, outcome, Mr X's possible locations as a bitset (NW words of BW
+  bits: station ``s`` is bit ``s % BW`` of word ``s // BW``), the hunters' stations as the
+  same kind of bitset and as 0/1 per station;
 - the **rules** ``ru``: unlimited tickets, handover, free order, log slots, last round, reveal flags;
 - the **board** ``bd``: neighbour tables per transport, the black-ticket (any line, ferry too)
-  neighbour table, the detectives' distance table, taxi-only station flags;
+  neighbour table, the detectives' distance table, taxi-only station flags, and for the
+  possible-location update an expansion table: for each ticket, byte of the bitset and byte
+  value, the stations one line of that ticket away, as NW words;
 - a **move** is one int: ``piece<<24 | t1<<20 | d1<<12 | t2<<8 | d2`` (tickets 0..3 = T,B,U,K;
   ``t1 = T_PASS`` a pass; ``t1 = T_TAKE`` Mr X takes ticket ``d1`` from detective ``d2``;
   ``t2 = T_NONE`` for a single step, ``t2 = T_REVEAL`` for a single step with a voluntary
@@ -28,6 +31,8 @@ Layouts (all offsets are module constants):
 from __future__ import annotations
 
 import math
+
+prange = range  # numba.prange on the compiled path (kernel.fast), a plain range here
 
 # ---- state layout ---------------------------------------------------------------------------
 ST_POS = 0        # 6 stations: 0 is Mr X, 1.. the detectives then the police
@@ -42,15 +47,18 @@ ST_NLOG = 47      # slots of Mr X's log filled
 ST_TAKE = 48      # R-VAR-EXTRA-REVEAL: detective Mr X takes a ticket from next (0 none)
 ST_OUT = 49       # outcome (OUT_*)
 ST_CAPT = 50      # the piece that caught Mr X
-ST_BLN = 51       # entries in the possible-location list
 ST_HYP = 52       # MCTS playouts only (target mode 2): the hunters' hypothesis of Mr X's station (0 none)
 ST_HYPLOG = 53    # MCTS playouts only: Mr X's log length when the hypothesis last moved
-ST_BEL = 56       # 200 flags: possible locations of Mr X (R-BELIEF); the truth
-ST_OCC = 256      # 200 flags: stations held by a detective or police piece
-ST_TMP = 456      # 200 scratch flags, kept all zero between uses
-ST_BL = 656       # list of possible locations (an entry whose flag is 0 is stale)
-ST_TMPL = 856     # scratch list
-ST_LEN = 1056
+ST_BEL = 54       # NW words: bitset of Mr X's possible locations (R-BELIEF)
+ST_OCCW = 59      # NW words: bitset of the stations held by a detective or police piece
+ST_OCC = 64       # 200 flags: stations held by a detective or police piece
+ST_LEN = 264
+
+# ---- bitsets of stations --------------------------------------------------------------------
+BW = 40           # bits per word (well inside int64 on both paths)
+NW = 5            # words: 200 bits, stations 0..199
+WMASK = (1 << BW) - 1
+NCH = 25          # bytes of a bitset (5 per word)
 
 OUT_NONE = 0
 OUT_SURVIVED = 1
@@ -79,7 +87,11 @@ BD_ANY = BD_NBC + 4 * NS          # s*MAXANY + j: stations one line of any trans
 BD_ANYC = BD_ANY + NS * MAXANY
 BD_DIST = BD_ANYC + NS            # a*NS + b: fewest moves on the detectives' network
 BD_TONLY = BD_DIST + NS * NS      # 1 for a station with taxi links only (no bus, underground, ferry)
-BD_LEN = BD_TONLY + NS
+BD_EXP = BD_TONLY + NS            # ((t*NCH + c)*256 + v)*NW + w: word w of the stations one
+#                                   ticket-t line (t 3: any line) from the stations of byte
+#                                   value v in byte c of a bitset
+BD_MULTI = BD_EXP + 4 * NCH * 256 * NW  # NW words: the stations that are not taxi-only
+BD_LEN = BD_MULTI + NW
 
 # ---- moves ----------------------------------------------------------------------------------
 T_BLACK = 3
@@ -309,9 +321,8 @@ def mrx_singles(st, ru, bd, at, s0, s1, s2, s3, sc, off, k):
 def all_taxi_only(st, bd):
     """True if every possible location of Mr X has taxi links only (a black ticket hides
     nothing there). A ferry station is never taxi-only."""
-    for j in range(st[ST_BLN]):
-        s = st[ST_BL + j]
-        if st[ST_BEL + s] != 0 and bd[BD_TONLY + s] == 0:
+    for w in range(NW):
+        if st[ST_BEL + w] & bd[BD_MULTI + w] != 0:
             return False
     return True
 
@@ -331,16 +342,11 @@ def taxi_only_after(st, ru, bd, t, d):
     possible location."""
     if ru[RU_REV + st[ST_NLOG] + 1] != 0:
         return bd[BD_TONLY + d] != 0
-    for j in range(st[ST_BLN]):
-        s = st[ST_BL + j]
-        if st[ST_BEL + s] == 0:
-            continue
-        cnt, off = ticket_row(bd, t, s)
-        for k in range(cnt):
-            e = bd[off + k]
-            if bd[BD_TONLY + e] == 0 and not occupied(st, e):
-                return False
-    return True
+    n0, n1, n2, n3, n4 = bel_expand(st, bd, t)
+    return ((n0 & ~st[ST_OCCW] & bd[BD_MULTI]) | (n1 & ~st[ST_OCCW + 1] & bd[BD_MULTI + 1])
+            | (n2 & ~st[ST_OCCW + 2] & bd[BD_MULTI + 2])
+            | (n3 & ~st[ST_OCCW + 3] & bd[BD_MULTI + 3])
+            | (n4 & ~st[ST_OCCW + 4] & bd[BD_MULTI + 4])) == 0
 
 
 def is_ferry(bd, a, b):
@@ -354,11 +360,74 @@ def is_ferry(bd, a, b):
 
 def set_belief_single(st, d):
     """Mr X's possible locations become exactly ``d``."""
-    for j in range(st[ST_BLN]):
-        st[ST_BEL + st[ST_BL + j]] = 0
-    st[ST_BEL + d] = 1
-    st[ST_BL] = d
-    st[ST_BLN] = 1
+    for w in range(NW):
+        st[ST_BEL + w] = 0
+    st[ST_BEL + d // BW] = 1 << (d % BW)
+
+
+def bel_has(st, s):
+    """True if ``s`` is one of Mr X's possible locations."""
+    return (st[ST_BEL + s // BW] >> (s % BW)) & 1 != 0
+
+
+def bel_count(st):
+    """The number of Mr X's possible locations."""
+    n = 0
+    for w in range(NW):
+        x = st[ST_BEL + w]
+        while x != 0:
+            x &= x - 1
+            n += 1
+    return n
+
+
+def bel_nth(st, k):
+    """The ``k``-th (from 0, in station order) of Mr X's possible locations (0: none)."""
+    for w in range(NW):
+        x = st[ST_BEL + w]
+        b = 0
+        while x != 0:
+            if x & 1:
+                if k == 0:
+                    return w * BW + b
+                k -= 1
+            x >>= 1
+            b += 1
+    return 0
+
+
+def bel_expand(st, bd, t):
+    """The NW words of every station one ticket-``t`` line (t 3: any line) from a possible
+    location of Mr X (held stations included)."""
+    n0 = 0
+    n1 = 0
+    n2 = 0
+    n3 = 0
+    n4 = 0
+    for w in range(NW):
+        x = st[ST_BEL + w]
+        c = t * NCH + w * 5
+        while x != 0:
+            v = x & 255
+            if v != 0:
+                off = BD_EXP + (c * 256 + v) * NW
+                n0 |= bd[off]
+                n1 |= bd[off + 1]
+                n2 |= bd[off + 2]
+                n3 |= bd[off + 3]
+                n4 |= bd[off + 4]
+            x >>= 8
+            c += 1
+    return n0, n1, n2, n3, n4
+
+
+def set_occupied(st, s, flag):
+    """Mark ``s`` as held (flag 1) or free (flag 0) by a detective or police piece."""
+    st[ST_OCC + s] = flag
+    if flag != 0:
+        st[ST_OCCW + s // BW] |= 1 << (s % BW)
+    else:
+        st[ST_OCCW + s // BW] &= ~(1 << (s % BW))
 
 
 def mark_reach(st, bd, sc, flag):
@@ -545,17 +614,13 @@ def next_take(st, j):
 
 
 def save_state(st, to):
-    """Copy the state ``st`` into ``to`` (the scratch areas excepted)."""
-    to[0:ST_TMP] = st[0:ST_TMP]
-    n = st[ST_BLN]
-    to[ST_BL:ST_BL + n] = st[ST_BL:ST_BL + n]
+    """Copy the state ``st`` into ``to``."""
+    to[0:ST_LEN] = st[0:ST_LEN]
 
 
 def load_state(st, frm):
     """Restore a state saved by :func:`save_state` (the undo of any number of moves)."""
-    st[0:ST_TMP] = frm[0:ST_TMP]
-    n = st[ST_BLN]
-    st[ST_BL:ST_BL + n] = frm[ST_BL:ST_BL + n]
+    st[0:ST_LEN] = frm[0:ST_LEN]
 
 
 def perft(st, ru, bd, depth, counts, stack, bufs, nmv, idx, sc):
@@ -601,26 +666,12 @@ def mrx_step(st, ru, bd, t, d):
         return
     # every station one line of the ticket's transport (any line for black) from a possible
     # station, minus the stations held by hunters
-    n = 0
-    for j in range(st[ST_BLN]):
-        s = st[ST_BL + j]
-        if st[ST_BEL + s] == 0:
-            continue
-        cnt, off = ticket_row(bd, t, s)
-        for k in range(cnt):
-            e = bd[off + k]
-            if st[ST_TMP + e] == 0 and not occupied(st, e):
-                st[ST_TMP + e] = 1
-                st[ST_TMPL + n] = e
-                n += 1
-    for j in range(st[ST_BLN]):
-        st[ST_BEL + st[ST_BL + j]] = 0
-    for j in range(n):
-        e = st[ST_TMPL + j]
-        st[ST_TMP + e] = 0
-        st[ST_BEL + e] = 1
-        st[ST_BL + j] = e
-    st[ST_BLN] = n
+    n0, n1, n2, n3, n4 = bel_expand(st, bd, t)
+    st[ST_BEL] = n0 & ~st[ST_OCCW]
+    st[ST_BEL + 1] = n1 & ~st[ST_OCCW + 1]
+    st[ST_BEL + 2] = n2 & ~st[ST_OCCW + 2]
+    st[ST_BEL + 3] = n3 & ~st[ST_OCCW + 3]
+    st[ST_BEL + 4] = n4 & ~st[ST_OCCW + 4]
 
 
 def apply_move(st, ru, bd, code):
@@ -671,15 +722,15 @@ def apply_move(st, ru, bd, code):
                 st[ST_SUP + si * 5 + t1] -= 1
                 if ru[RU_HAND] != 0 and ru[RU_UNL] == 0:
                     st[ST_SUP + t1] += 1
-            st[ST_OCC + st[ST_POS + i]] = 0
-            st[ST_OCC + d1] = 1
+            set_occupied(st, st[ST_POS + i], 0)
+            set_occupied(st, d1, 1)
             st[ST_POS + i] = d1
             if d1 == st[ST_POS]:
                 set_belief_single(st, d1)
                 st[ST_OUT] = OUT_CAUGHT
                 st[ST_CAPT] = i
                 return
-            st[ST_BEL + d1] = 0
+            st[ST_BEL + d1 // BW] &= ~(1 << (d1 % BW))
         moved = st[ST_MOVED] | (1 << i)
         st[ST_MOVED] = moved
         full = ((1 << st[ST_N]) - 1) & ~1
@@ -711,7 +762,7 @@ def random_games(n, root, st, ru, bd, deck, rng, buf, sc, res):
     nd = len(deck)
     npieces = root[ST_N]
     for _ in range(n):
-        st[0:ST_TMP] = root[0:ST_TMP]
+        st[0:ST_LEN] = root[0:ST_LEN]
         for j in range(npieces):  # partial Fisher-Yates: the first cards of a shuffled deck
             k = j + rand_below(rng, nd - j)
             c = deck[k]
@@ -719,15 +770,11 @@ def random_games(n, root, st, ru, bd, deck, rng, buf, sc, res):
             deck[j] = c
             st[ST_POS + j] = c
             if j > 0:
-                st[ST_OCC + c] = 1
-        m = 0
+                set_occupied(st, c, 1)
         for j in range(nd):
             c = deck[j]
             if not occupied(st, c):
-                st[ST_BEL + c] = 1
-                st[ST_BL + m] = c
-                m += 1
-        st[ST_BLN] = m
+                st[ST_BEL + c // BW] |= 1 << (c % BW)
         check_end(st, ru, bd)
         while st[ST_OUT] == OUT_NONE:
             k = gen_legal(st, ru, bd, buf, sc)
@@ -735,6 +782,96 @@ def random_games(n, root, st, ru, bd, deck, rng, buf, sc, res):
             res[1] += 1
         if st[ST_OUT] == OUT_SURVIVED or st[ST_OUT] == OUT_STUCK:
             res[0] += 1
+
+
+# =================================================================================================
+# many games at once (BatchSim): one state row per game, games spread over threads
+# =================================================================================================
+def batch_record(s, g, code, hist, nmov, logt, logs, rec):
+    """Write the move ``code`` of game ``g`` (state row ``s``, before the move) into Mr X's
+    log (``logt``/``logs``: ticket and station per slot) and, with ``rec``, into the game's
+    history in BatchSim's encoding: ``piece | (t1+1)<<4 | d1<<7 | (t2+1)<<15 | d2<<18`` (t1 -1
+    a pass, t2 -1 a single move)."""
+    piece = code >> 24
+    t1 = (code >> 20) & 15
+    d1 = (code >> 12) & 255
+    t2 = (code >> 8) & 15
+    d2 = code & 255
+    if piece == 0:
+        slot = s[ST_NLOG]
+        logt[g, slot] = t1
+        logs[g, slot] = d1
+        if t2 != T_NONE:
+            logt[g, slot + 1] = t2
+            logs[g, slot + 1] = d2
+    h1 = t1 + 1
+    if t1 == T_PASS:
+        h1 = 0
+    h2 = t2 + 1
+    if t2 == T_NONE:
+        h2 = 0
+        d2 = 0
+    if rec != 0:
+        hist[g, nmov[g]] = piece | (h1 << 4) | (d1 << 7) | (h2 << 15) | (d2 << 18)
+    nmov[g] += 1
+
+
+def batch_play(st, ru, bd, rng, live, codes, steps, hist, nmov, logt, logs, rec, bufs, scs):
+    """Move the games ``live`` (rows of ``st``, one state per game): game ``live[q]`` plays
+    ``codes[q]`` if it is >= 0 (one move, with ``steps`` 1), else uniformly random legal moves
+    (every move of :func:`gen_legal` equally likely, drawn from the game's own generator
+    ``rng[g]``): ``steps`` of them, or to the end with ``steps`` 0. The games are split into
+    ``len(bufs)`` chunks run in parallel, each with its own move buffer and scratch; every game
+    has its own random generator, so the result does not depend on the number of threads."""
+    nl = len(live)
+    nch = len(bufs)
+    for c in prange(nch):
+        buf = bufs[c]
+        sc = scs[c]
+        for q in range((c * nl) // nch, ((c + 1) * nl) // nch):
+            g = live[q]
+            s = st[g]
+            r = rng[g]
+            m = 0
+            while s[ST_OUT] == OUT_NONE and (steps == 0 or m < steps):
+                code = codes[q]
+                if code < 0:
+                    k = gen_legal(s, ru, bd, buf, sc)
+                    code = buf[rand_below(r, k)]
+                batch_record(s, g, code, hist, nmov, logt, logs, rec)
+                apply_move(s, ru, bd, code)
+                m += 1
+
+
+def batch_count(st, ru, bd, live, counts, bufs, scs):
+    """``counts[q]``: the number of legal moves of game ``live[q]``."""
+    nl = len(live)
+    nch = len(bufs)
+    for c in prange(nch):
+        buf = bufs[c]
+        sc = scs[c]
+        for q in range((c * nl) // nch, ((c + 1) * nl) // nch):
+            counts[q] = gen_legal(st[live[q]], ru, bd, buf, sc)
+
+
+def batch_fill(st, ru, bd, live, offsets, out, bufs, scs):
+    """The legal moves of game ``live[q]`` into ``out[offsets[q]:offsets[q + 1]]``."""
+    nl = len(live)
+    nch = len(bufs)
+    for c in prange(nch):
+        buf = bufs[c]
+        sc = scs[c]
+        for q in range((c * nl) // nch, ((c + 1) * nl) // nch):
+            k = gen_legal(st[live[q]], ru, bd, buf, sc)
+            o = offsets[q]
+            for j in range(k):
+                out[o + j] = buf[j]
+
+
+def batch_check(st, ru, bd, live):
+    """R-END at the set-up of the games ``live`` (see :func:`check_end`)."""
+    for q in prange(len(live)):
+        check_end(st[live[q]], ru, bd)
 
 
 # =================================================================================================
@@ -788,15 +925,14 @@ def hypothesis(st, bd, rng):
     location nearest to it. The first: a uniform draw from the possible locations."""
     g = st[ST_HYP]
     steps = st[ST_NLOG] - st[ST_HYPLOG]
-    if g != 0 and steps == 0 and st[ST_BEL + g] != 0:
+    if g != 0 and steps == 0 and bel_has(st, g):
         return g
     st[ST_HYPLOG] = st[ST_NLOG]
     best = 1000000
     pick = st[ST_POS]
     ties = 0
-    for j in range(st[ST_BLN]):
-        e = st[ST_BL + j]
-        if st[ST_BEL + e] == 0:
+    for e in range(1, NS):
+        if not bel_has(st, e):
             continue
         dd = 0
         if g != 0:
@@ -841,19 +977,9 @@ def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
     if target_mode == 2:
         target = hypothesis(st, bd, rng)
     elif target_mode == 1:
-        cnt = 0
-        for j in range(st[ST_BLN]):
-            if st[ST_BEL + st[ST_BL + j]] != 0:
-                cnt += 1
+        cnt = bel_count(st)
         if cnt > 0:
-            pick = rand_below(rng, cnt)
-            for j in range(st[ST_BLN]):
-                e = st[ST_BL + j]
-                if st[ST_BEL + e] != 0:
-                    if pick == 0:
-                        target = e
-                        break
-                    pick -= 1
+            target = bel_nth(st, rand_below(rng, cnt))
     best = 1000000
     bestcode = buf[0]
     ties = 0

@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from ..board import london
 from ..game import Game
@@ -34,12 +34,28 @@ _KERNEL_FUNCS = (
     "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
     "hunter_can_move",
     "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles", "all_taxi_only",
-    "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "mark_reach", "gen_mrx_raw", "gen_mrx",
+    "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "bel_has", "bel_count",
+    "bel_nth", "bel_expand", "set_occupied", "mark_reach", "gen_mrx_raw", "gen_mrx",
     "gen_moves", "mrx_step",
     "apply_move", "choose_mrx", "hypothesis", "choose_hunter", "playout", "playout_many", "reward", "hkey",
     "selection_score", "backpropagate", "mcts_iterate",
     "gen_legal", "next_take", "save_state", "load_state", "perft", "random_games",
+    "batch_record", "batch_play", "batch_count", "batch_fill", "batch_check",
 )
+
+#: Kernel functions with a ``prange`` loop: compiled with ``parallel=True``.
+_PARALLEL = frozenset({"batch_play", "batch_count", "batch_fill", "batch_check"})
+
+#: Kernel functions inlined into their callers (numba's ``inline="always"``; each stays callable
+#: from Python): numba links compiled functions without inlining them across, so a call costs
+#: passing every array as seven arguments and no optimization across the call, which made up a
+#: third of a random game's time. The larger functions stay calls, to keep compile time down.
+_INLINE = frozenset({
+    "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
+    "hunter_can_move", "mrx_can_move", "is_ferry", "ticket_row", "set_belief_single", "bel_has",
+    "set_occupied", "bel_expand", "next_take", "all_taxi_only", "gen_hunter", "gen_hunters",
+    "mrx_singles", "check_end", "mrx_step", "batch_record",
+})
 
 OUTCOMES = {
     K.OUT_SURVIVED: ("mr_x", "survived"),
@@ -129,6 +145,7 @@ def _fast_kernel() -> Kernel:
     import numba
 
     glb = dict(vars(K))
+    glb["prange"] = numba.prange
     out: dict[str, Any] = {}
     for name in _KERNEL_FUNCS:
         f = getattr(K, name)
@@ -136,7 +153,9 @@ def _fast_kernel() -> Kernel:
         g.__module__ = K.__name__
         g.__qualname__ = f.__qualname__
         g.__doc__ = f.__doc__
-        out[name] = numba.njit(cache=True, nogil=True)(g)
+        inline: Literal["always", "never"] = "always" if name in _INLINE else "never"
+        out[name] = numba.njit(cache=True, nogil=True, inline=inline,
+                               parallel=name in _PARALLEL)(g)
     glb.update(out)  # kernel functions call each other's compiled versions
     return Kernel(True, out)
 
@@ -191,6 +210,24 @@ def board_table(name: str) -> tuple[int, ...]:
             bd[K.BD_DIST + s * K.NS + b] = row[b]
         only_taxi = not any(board.neighbours[t][s] for t in (1, 2, 3))
         bd[K.BD_TONLY + s] = 1 if only_taxi else 0
+        if not only_taxi:
+            bd[K.BD_MULTI + s // K.BW] |= 1 << (s % K.BW)
+    # the expansion table: per ticket (3: any line), byte c of a bitset and byte value v, the
+    # words of the stations one line away from the stations of v (built from the lower bits)
+    for t in range(4):
+        for c in range(K.NCH):
+            for v in range(1, 256):
+                low = v & -v
+                s = c * 8 + low.bit_length() - 1  # the station of v's lowest bit (BW = 40)
+                src = K.BD_EXP + ((t * K.NCH + c) * 256 + (v ^ low)) * K.NW
+                words = bd[src: src + K.NW]
+                if 0 < s < K.NS:
+                    cnt, off = K.ticket_row(bd, t, s)
+                    for k in range(cnt):
+                        e = bd[off + k]
+                        words[e // K.BW] |= 1 << (e % K.BW)
+                dst = K.BD_EXP + ((t * K.NCH + c) * 256 + v) * K.NW
+                bd[dst: dst + K.NW] = words
     return tuple(bd)
 
 
@@ -224,7 +261,7 @@ def state_of_game(game: Game, pending_take: str | None = None) -> list[int]:
     for i, p in enumerate(ids):
         st[K.ST_POS + i] = stations[p]
         if i > 0:
-            st[K.ST_OCC + stations[p]] = 1
+            K.set_occupied(st, stations[p], 1)
     names = (Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND, Ticket.BLACK, Ticket.DOUBLE)
     xt = game.tickets(MR_X)
     for k, t in enumerate(names):
@@ -263,13 +300,8 @@ def state_of_game(game: Game, pending_take: str | None = None) -> list[int]:
         st[K.ST_OUT] = code
         st[K.ST_CAPT] = index[out.piece] if out.piece else 0
     bits = game.possible_bits
-    n = 0
-    for s in range(1, K.NS):
-        if (bits >> s) & 1:
-            st[K.ST_BEL + s] = 1
-            st[K.ST_BL + n] = s
-            n += 1
-    st[K.ST_BLN] = n
+    for w in range(K.NW):
+        st[K.ST_BEL + w] = (bits >> (w * K.BW)) & K.WMASK
     return st
 
 

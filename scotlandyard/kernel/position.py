@@ -154,14 +154,8 @@ class Position:
 
     @property
     def state(self) -> list[int]:
-        """The kernel state as a list of ints (a copy; layout in :mod:`._kernel`; the unused
-        tail of the possible-location list and the scratch areas read 0)."""
-        out = [0] * K.ST_LEN
-        st = self._st
-        out[: K.ST_TMP] = [int(v) for v in st[: K.ST_TMP]]
-        n = out[K.ST_BLN]
-        out[K.ST_BL: K.ST_BL + n] = [int(v) for v in st[K.ST_BL: K.ST_BL + n]]
-        return out
+        """The kernel state as a list of ints (a copy; layout in :mod:`._kernel`)."""
+        return [int(v) for v in self._st]
 
     def _get(self, offset: int) -> int:
         return int(self._st[offset])
@@ -201,7 +195,7 @@ class Position:
     def possible_locations(self) -> frozenset[int]:
         """Mr X's possible locations (R-BELIEF), as ``Game.possible_locations()``."""
         st = self._st
-        return frozenset(s for s in range(1, K.NS) if st[K.ST_BEL + s])
+        return frozenset(s for s in range(1, K.NS) if K.bel_has(st, s))
 
     def facts(self) -> Facts:
         """Every fact this position holds (compare with :func:`game_facts`)."""
@@ -320,8 +314,9 @@ def random_games(rules: Rules, n: int, seed: int = 1, *, fast: bool = True) -> t
     deck = list(rules.start_deck_detectives)
     root = state_of_game(Game(rules, dict(zip(rules.pieces, deck, strict=False))))
     for s in range(1, K.NS):
-        root[K.ST_BEL + s] = root[K.ST_OCC + s] = 0
-    root[K.ST_BLN] = 0
+        root[K.ST_OCC + s] = 0
+    for w in range(K.NW):
+        root[K.ST_BEL + w] = root[K.ST_OCCW + w] = 0
     root[K.ST_OUT] = root[K.ST_CAPT] = 0
     res = kern.ints(2)
     kern.random_games(n, kern.ints(root), kern.ints(K.ST_LEN), kern.const(rules_table(rules)),
