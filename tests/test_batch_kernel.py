@@ -13,7 +13,7 @@ from scotlandyard.env import BatchSim
 
 def _facts(sim: BatchSim) -> tuple[np.ndarray, ...]:
     return (sim.history, sim.n_moves, sim.winner, sim.reason, sim.end_round, sim.pos,
-            sim.possible, sim.log_ticket, sim.log_station, sim.tickets())
+            sim.possible, sim.log_ticket, sim.log_station, sim.tickets(), sim.sup, sim.occ)
 
 
 def _same(a: BatchSim, b: BatchSim) -> None:
@@ -60,3 +60,23 @@ def test_the_pure_python_kernel_plays_the_same_games() -> None:
     _same(fast, pure)
     for g in range(6):
         assert pure.game(g).outcome() == pure.outcome(g)
+
+
+def test_state_arrays_read_the_kernel_states() -> None:
+    rules = Rules.new_edition(detectives=4)
+    sim = BatchSim(50, rules, seed=8)
+    for _ in range(7):
+        sim.step()
+    occ = np.zeros((sim.n, 200), bool)
+    occ[:, 0] = True
+    occ[np.arange(sim.n)[:, None], sim.pos[:, 1:]] = True
+    assert np.array_equal(sim.occ, occ)
+    tickets = sim.tickets()
+    assert np.array_equal(sim.sup[:, 0, 3:], tickets[:, 0, 3:])  # Mr X's black and double
+    assert np.array_equal(sim.sup[:, 1:, :3], tickets[:, 1:, :3])
+    assert (sim.round, sim.phase) == (2, 2)
+    for g in range(0, 50, 7):
+        game = sim.game(g)
+        if not game.is_over():
+            moved = {p for p in rules.hunters if p not in game.pieces_to_move}
+            assert {rules.pieces[i] for i in np.flatnonzero(sim.moved[g])} == moved

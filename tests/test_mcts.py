@@ -704,7 +704,7 @@ def test_hypothesis_target_walks_a_path_consistent_with_the_public_facts():
     assert first in possible and state[K.ST_HYP] == first
     assert all(K.hypothesis(state, bd, rng) == first for _ in range(20))  # kept
     # ruled out (a detective stood there) before Mr X moves: the nearest possible location
-    state[K.ST_BEL + first] = 0
+    state[K.ST_BEL + first // K.BW] &= ~(1 << (first % K.BW))  # the possible set is a bitset
     rest = [s for s in possible if s != first]
     second = K.hypothesis(state, bd, rng)
     assert second in rest and dist(first, second) == min(dist(first, s) for s in rest)

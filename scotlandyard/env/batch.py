@@ -189,7 +189,8 @@ class BatchSim:
     The state of game ``g`` is row ``g`` of a kernel state array (layout in
     :mod:`scotlandyard.kernel._kernel`); these read it as arrays, one row per game (fresh
     arrays: writing to them changes nothing): ``pos`` ``[n, pieces]`` (the truth: column 0 is
-    Mr X), ``log_len``, ``moved`` ``[n, pieces]`` (the hunters that moved this round),
+    Mr X), ``sup``, ``occ``, ``log_len``, ``moved`` ``[n, pieces]`` (the hunters that moved
+    this round),
     ``possible`` ``[n, 4]`` uint64 (Mr X's possible locations, R-BELIEF: bit ``s`` is station
     ``s``). Kept as arrays: ``log_ticket``, ``log_station``, ``done``, ``winner`` (0 Mr X, 1
     detectives, -1 running), ``reason`` (index into ``REASONS``), ``end_round``, ``catcher``,
@@ -316,6 +317,23 @@ class BatchSim:
     def pos(self) -> np.ndarray:
         """``[n, pieces]`` stations (the truth: column 0 is Mr X)."""
         arr: np.ndarray = self._st[:, K.ST_POS: K.ST_POS + self.n_pieces].astype(np.int16)
+        return arr
+
+    @property
+    def sup(self) -> np.ndarray:
+        """``[n, supplies, 5]`` ticket supplies (taxi, bus, underground, black, double): row 0
+        Mr X's, then each detective's (one row when pooled); police have none."""
+        rows = 1 + (1 if self.rules.pooled_supply is not None else self.rules.detectives)
+        sup = self._st[:, K.ST_SUP: K.ST_SUP + 5 * rows].reshape(self.n, rows, 5)
+        arr: np.ndarray = sup.astype(np.int32)
+        return arr
+
+    @property
+    def occ(self) -> np.ndarray:
+        """``[n, 200]`` bool: the stations held by a detective or police piece (column 0, no
+        station, reads True)."""
+        arr: np.ndarray = self._st[:, K.ST_OCC: K.ST_OCC + K.NS].astype(bool)
+        arr[:, 0] = True
         return arr
 
     @property

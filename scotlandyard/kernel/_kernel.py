@@ -754,6 +754,12 @@ def apply_move(st, ru, bd, code):
             st[ST_ROUND] = move_round  # the game ends in the round of the move (R-END 3)
 
 
+# The loops over many games call these names: the same functions, which the compiled path
+# inlines there (the other callers keep plain calls, to keep compile time down).
+gen_legal_i = gen_legal
+apply_move_i = apply_move
+
+
 def random_games(n, root, st, ru, bd, deck, rng, buf, sc, res):
     """Play ``n`` games with uniformly random legal moves (every move of :func:`gen_legal`
     equally likely, as ``rng.choice(game.legal_moves())``), each from start stations drawn
@@ -777,8 +783,8 @@ def random_games(n, root, st, ru, bd, deck, rng, buf, sc, res):
                 st[ST_BEL + c // BW] |= 1 << (c % BW)
         check_end(st, ru, bd)
         while st[ST_OUT] == OUT_NONE:
-            k = gen_legal(st, ru, bd, buf, sc)
-            apply_move(st, ru, bd, buf[rand_below(rng, k)])
+            k = gen_legal_i(st, ru, bd, buf, sc)
+            apply_move_i(st, ru, bd, buf[rand_below(rng, k)])
             res[1] += 1
         if st[ST_OUT] == OUT_SURVIVED or st[ST_OUT] == OUT_STUCK:
             res[0] += 1
@@ -836,10 +842,10 @@ def batch_play(st, ru, bd, rng, live, codes, steps, hist, nmov, logt, logs, rec,
             while s[ST_OUT] == OUT_NONE and (steps == 0 or m < steps):
                 code = codes[q]
                 if code < 0:
-                    k = gen_legal(s, ru, bd, buf, sc)
+                    k = gen_legal_i(s, ru, bd, buf, sc)
                     code = buf[rand_below(r, k)]
                 batch_record(s, g, code, hist, nmov, logt, logs, rec)
-                apply_move(s, ru, bd, code)
+                apply_move_i(s, ru, bd, code)
                 m += 1
 
 

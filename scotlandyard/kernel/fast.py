@@ -40,7 +40,8 @@ _KERNEL_FUNCS = (
     "apply_move", "choose_mrx", "hypothesis", "choose_hunter", "playout", "playout_many", "reward", "hkey",
     "selection_score", "backpropagate", "mcts_iterate",
     "gen_legal", "next_take", "save_state", "load_state", "perft", "random_games",
-    "batch_record", "batch_play", "batch_count", "batch_fill", "batch_check",
+    "batch_record", "batch_play", "batch_count", "batch_fill", "batch_check", "gen_legal_i",
+    "apply_move_i",
 )
 
 #: Kernel functions with a ``prange`` loop: compiled with ``parallel=True``.
@@ -54,7 +55,7 @@ _INLINE = frozenset({
     "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
     "hunter_can_move", "mrx_can_move", "is_ferry", "ticket_row", "set_belief_single", "bel_has",
     "set_occupied", "bel_expand", "next_take", "all_taxi_only", "gen_hunter", "gen_hunters",
-    "mrx_singles", "check_end", "mrx_step", "batch_record",
+    "mrx_singles", "check_end", "mrx_step", "batch_record", "gen_legal_i", "apply_move_i",
 })
 
 OUTCOMES = {
@@ -151,7 +152,7 @@ def _fast_kernel() -> Kernel:
         f = getattr(K, name)
         g = types.FunctionType(f.__code__, glb, f.__name__, f.__defaults__, f.__closure__)
         g.__module__ = K.__name__
-        g.__qualname__ = f.__qualname__
+        g.__qualname__ = name  # an alias (gen_legal_i) gets a cache entry of its own
         g.__doc__ = f.__doc__
         inline: Literal["always", "never"] = "always" if name in _INLINE else "never"
         out[name] = numba.njit(cache=True, nogil=True, inline=inline,
