@@ -121,6 +121,47 @@ def test_lobby_lists_public_open_games_and_join_takes_a_seat(client):
     assert client.get("/api/lobby").json()["games"] == []  # full: no longer listed
 
 
+def test_the_lobby_is_limited_per_client_with_429_and_retry_after(tmp_path):
+    from scotlandyard.server.limits import Limits
+
+    lim = Limits(lobby_per_minute=6, lobby_burst=3)
+    with TestClient(create_app(tmp_path / "g.sqlite3", ai_delay=0, limits=lim)) as c:
+        assert [c.get("/api/lobby").status_code for _ in range(3)] == [200, 200, 200]
+        r = c.get("/api/lobby")
+        assert r.status_code == 429
+        assert "too many lobby requests from this address" in r.json()["detail"]
+        assert 1 <= int(r.headers["Retry-After"]) <= 10
+        assert c.post("/api/games", json={}).status_code == 201  # other requests go on
+
+
+def test_the_lobby_loads_no_game_to_list_it(tmp_path, monkeypatch):
+    """Games not in memory are listed from a few indexed queries, without loading any (no
+    moves, no start); a game in memory adds who is connected."""
+    db = tmp_path / "g.sqlite3"
+    with TestClient(create_app(db, ai_delay=0)) as c:
+        games = [create(c, detectives=2, public=True, play_as="X") for _ in range(3)]
+        started = games[0]
+        with c.websocket_connect(f"/ws/{started['game_id']}?token={started['tokens']['X']}") as ws:
+            st = until(ws, lambda m: m["type"] == "state")
+            send(ws, type="move", move=st["view"]["legal_moves"][0], id=1)
+            until(ws, lambda m: m["type"] == "ack")
+    loads: list[str] = []
+    real = Store.load_game
+    monkeypatch.setattr(Store, "load_game", lambda self, gid: loads.append(gid) or real(self, gid))
+    with TestClient(create_app(db, ai_delay=0)) as c:
+        loads.clear()  # the restart resumes recent games: that is not the lobby's doing
+        server = c.app.state.games
+        for room in list(server.rooms.values()):
+            server.evict(room)
+        lobby = c.get("/api/lobby").json()["games"]
+        assert loads == []
+        assert [e["game_id"] for e in lobby] == [g["game_id"] for g in reversed(games)]
+        by_id = {e["game_id"]: e for e in lobby}
+        assert by_id[started["game_id"]]["started"] and not by_id[games[1]["game_id"]]["started"]
+        assert all(e["open"] == ["D1", "D2"] and e["seats"]["X"]["kind"] == "human"
+                   for e in lobby)
+
+
 # ---- absent seats -------------------------------------------------------------------------------------
 def test_absent_seats_may_be_handed_to_the_ai_by_the_other_side_both_ways(client, socks):
     g = create(client, detectives=1)

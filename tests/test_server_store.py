@@ -154,6 +154,74 @@ def test_a_held_write_lock_stalls_no_other_game(tmp_path):
             assert msg["version"] == 1
 
 
+def test_a_held_write_lock_stalls_no_ping_or_lobby_while_chat_and_options_wait(tmp_path):
+    """Chat, the chat-record agreement (game options) and the lobby's reads run off the event
+    loop too: while another process holds the write lock and a chat message and an option
+    change of one game wait for it, a ping in another game and GET /api/lobby are answered
+    in < 100 ms; once the lock goes, both writes are made and delivered."""
+    db = tmp_path / "g.sqlite3"
+    with app(db, db_wait=10.0) as c:
+        a = create(c, detectives=1)
+        b = create(c, detectives=1, public=True, play_as="X")
+        with c.websocket_connect(ws_url(a, "X")) as wa, c.websocket_connect(ws_url(b, "X")) as wb:
+            first_state(wa)
+            first_state(wb)
+            lock = HeldLock(db)
+            try:
+                wa.send_json({"type": "chat", "channel": "table", "text": "hello", "id": "c"})
+                wa.send_json({"type": "chat_record", "agree": True, "id": "r"})
+                time.sleep(0.3)  # both now wait for the lock in the write thread
+                worst = 0.0
+                for i in range(5):
+                    t0 = time.perf_counter()
+                    wb.send_json({"type": "ping", "id": i})
+                    while (msg := wb.receive_json())["type"] != "pong":
+                        pass
+                    worst = max(worst, time.perf_counter() - t0)
+                    t0 = time.perf_counter()
+                    r = c.get("/api/lobby")
+                    assert r.status_code == 200
+                    assert [e["game_id"] for e in r.json()["games"]] == [b["game_id"]]
+                    worst = max(worst, time.perf_counter() - t0)
+                assert worst < 0.1, f"a ping or lobby request took {worst * 1000:.0f} ms"
+            finally:
+                threading.Timer(0.2, lock.release).start()
+            while (msg := wa.receive_json())["type"] != "chat":
+                assert msg["type"] != "error", msg
+            assert msg["message"]["text"] == "hello"
+            while not ((msg := wa.receive_json())["type"] == "state"
+                       and msg["chat_record"] == {"mr_x": True, "detectives": False}):
+                assert msg["type"] != "error", msg
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT text FROM chat").fetchall() == [("hello",)]
+    con.close()
+
+
+def test_a_refused_chat_write_is_not_saved_and_nobody_gets_it(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    with app(db, db_wait=0.2) as c:
+        g = create(c, detectives=1)
+        with c.websocket_connect(ws_url(g, "X")) as wx, c.websocket_connect(ws_url(g, "D1")) as wd:
+            first_state(wx)
+            first_state(wd)
+            lock = HeldLock(db)
+            wx.send_json({"type": "chat", "channel": "table", "text": "lost?", "id": "c1"})
+            while (err := wx.receive_json())["type"] not in ("error", "chat"):
+                pass
+            lock.release()
+            assert err["type"] == "error" and err["code"] == "not_saved" and err["id"] == "c1"
+            assert "not saved" in err["message"] and "locked" in err["message"]
+            wx.send_json({"type": "chat", "channel": "table", "text": "again", "id": "c2"})
+            while (msg := wd.receive_json())["type"] != "chat":
+                pass
+            assert msg["message"]["text"] == "again"  # the refused one never reached D1
+        with c.websocket_connect(ws_url(g, "D1")) as wd:
+            assert wd.receive_json()["type"] == "welcome"
+            while (hist := wd.receive_json())["type"] != "chat_history":
+                pass
+            assert [m["text"] for m in hist["messages"]] == ["again"]
+
+
 def test_a_refused_write_is_a_clear_error_and_nothing_is_lost(tmp_path):
     db = tmp_path / "g.sqlite3"
     with app(db, db_wait=0.2) as c:

@@ -129,7 +129,7 @@ class Again:
                                              if k == "clock"}, you=None)
         self.next_game = out["game_id"]
         room.options["rematch_game"] = self.next_game
-        room.save_options()
+        await room.save_options()
         self.offer = None
         for c in list(room.connections):
             name = rename.get(c.token_name, c.token_name) if c.token_name in accepted else (
@@ -140,7 +140,7 @@ class Again:
                            "link": out["links"][name], "token_name": name}))
 
     # ---- takeback -----------------------------------------------------------------------------------
-    def takeback(self, conn: Connection, msg: TakebackMessage) -> None:
+    async def takeback(self, conn: Connection, msg: TakebackMessage) -> None:
         """Ask for, accept or decline a takeback."""
         room, cid = self.room, msg.id
         game = room.game
@@ -157,7 +157,11 @@ class Again:
                                                    "to answer", cid)
             self.back = None
             if msg.accept:
-                self._undo(offer["ply"])
+                try:
+                    await room.take_back(offer["ply"], cid)
+                except ProtocolError:
+                    self.back = offer  # the offer stands: it may be accepted again
+                    raise
             else:
                 room.broadcast_state()
             return
@@ -168,12 +172,7 @@ class Again:
         ply = plies[-1]
         others = [p for p in game.pieces if (p == MR_X) != (side == "mr_x")]
         if all(room.seats[p].kind == "ai" for p in others):
-            self._undo(ply)
+            await room.take_back(ply, cid)
             return
         self.back = {"by": conn.token_name, "side": side, "ply": ply}
         room.broadcast_state()
-
-    def _undo(self, ply: int) -> None:
-        """Take back move ``ply`` and every later one."""
-        room = self.room
-        room.take_back(ply)

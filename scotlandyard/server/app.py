@@ -326,9 +326,20 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         return JSONResponse(out, status_code=201, headers=NO_STORE)
 
     @app.get("/api/lobby")
-    async def lobby() -> JSONResponse:
+    async def lobby(request: Request) -> JSONResponse:
         """Public games that have an open seat (rules, seats, who is waiting; no tokens)."""
-        return JSONResponse(list_lobby(games()), headers=NO_STORE)
+        wait = clients.lobby_wait(_client(request))
+        if wait:
+            retry = max(1, math.ceil(wait))
+            raise HTTPException(429, f"too many lobby requests from this address (at most "
+                                     f"{lim.lobby_per_minute:g} a minute); try again in "
+                                     f"{retry} s", headers={"Retry-After": str(retry)})
+        try:
+            body = await list_lobby(games())
+        except UNAVAILABLE as exc:
+            raise HTTPException(503, f"the database is busy ({exc}); try again",
+                                headers={"Retry-After": "2"}) from None
+        return JSONResponse(body, headers=NO_STORE)
 
     @app.post("/api/games/{game_id}/join", status_code=201)
     async def join(game_id: str, body: JoinRequest) -> JSONResponse:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..move import MR_X
 from .protocol import ChatMessage, ChatRecordMessage, ProtocolError, frame_text
+from .store import UNAVAILABLE, StoreError
 
 if TYPE_CHECKING:
     from .connections import Connection
@@ -32,6 +33,7 @@ MAX_CHARS = 300
 BURST = 5
 EVERY = 2.0
 _SPACES = re.compile(r"\s+")
+_DB_ERRORS: tuple[type[Exception], ...] = (StoreError, *UNAVAILABLE)
 
 
 class ChatRefused(Exception):
@@ -105,17 +107,22 @@ class RoomChat:
         """The chat of ``room`` (its messages are in the store)."""
         self.room = room
         self._limits: dict[str, ChatLimit] = {}
+        self.rows: list[tuple[int, float, str, str, str]] = []
+        """The game's messages (n, at, channel, author, text), oldest first: read from the
+        database when the room loads, then kept here, so a connection's history and the
+        record need no database call on the event loop."""
 
     def _readable(self, role: str) -> list[dict[str, Any]]:
-        return [message(*row) for row in self.room.server.store.chat(self.room.id)
-                if receives(role, row[2])]
+        return [message(*row) for row in self.rows if receives(role, row[2])]
 
     def send_history(self, conn: Connection) -> None:
         """Send a new connection the messages it may read."""
         conn.send(frame_text({"type": "chat_history", "messages": self._readable(conn.role)}))
 
-    def post(self, conn: Connection, msg: ChatMessage) -> None:
-        """Store and deliver one message; raise :class:`ProtocolError` to refuse it."""
+    async def post(self, conn: Connection, msg: ChatMessage) -> None:
+        """Store (in the database's thread) and deliver one message; raise
+        :class:`ProtocolError` to refuse it (``not_saved`` if the database refuses: nobody
+        got it)."""
         why = may_write(conn.role, msg.channel)
         if why is not None:
             raise ProtocolError("not_allowed", why, msg.id)
@@ -124,7 +131,15 @@ class RoomChat:
             self._limits.setdefault(conn.token_name, ChatLimit()).take()
         except ChatRefused as exc:
             raise ProtocolError(exc.code, exc.message, msg.id) from None
-        n, at = self.room.server.store.add_chat(self.room.id, msg.channel, conn.token_name, text)
+        server = self.room.server
+        try:
+            n, at = await server.db.write(server.store.add_chat, self.room.id, msg.channel,
+                                          conn.token_name, text)
+        except _DB_ERRORS as exc:
+            raise ProtocolError("not_saved", f"the chat message was not saved ({exc}); send "
+                                             "it again", msg.id) from None
+        self.rows.append((n, at, msg.channel, conn.token_name, text))
+        self.rows.sort(key=lambda r: r[0])  # posts through other processes may come between
         self.room.chat_posted_here.add(n)  # delivered below, not again by Room.refresh
         frame = frame_text({"type": "chat", "message": message(n, at, msg.channel,
                                                                conn.token_name, text)})
@@ -147,16 +162,24 @@ class RoomChat:
         agreed = self.room.options.get("chat_record", {})
         return {side: bool(agreed.get(side)) for side in self._sides()}
 
-    def agree(self, conn: Connection, msg: ChatRecordMessage) -> None:
+    async def agree(self, conn: Connection, msg: ChatRecordMessage) -> None:
         """A player's side agrees (or withdraws its agreement)."""
         if conn.role == "spectator":
             raise ProtocolError("not_allowed", "spectators have no say in the record", msg.id)
         sides = ["mr_x", "detectives"] if conn.role == "hotseat" else [conn.role]
-        agreed = dict(self.room.options.get("chat_record", {}))
+        before = self.room.options.get("chat_record")
+        agreed = dict(before or {})
         for side in sides:
             agreed[side] = msg.agree
         self.room.options["chat_record"] = agreed
-        self.room.save_options()
+        try:
+            await self.room.save_options()
+        except ProtocolError as exc:
+            if before is None:  # nothing changed
+                self.room.options.pop("chat_record", None)
+            else:
+                self.room.options["chat_record"] = before
+            raise ProtocolError(exc.code, exc.message, msg.id) from None
         self.room.broadcast_state()
 
     def record_tags(self) -> dict[str, str]:
@@ -165,6 +188,6 @@ class RoomChat:
         agreed = self.agreements()
         if not agreed or not all(agreed.values()):
             return {}
-        rows = [r for r in self.room.server.store.chat(self.room.id) if r[2] == "table"]
+        rows = [r for r in self.rows if r[2] == "table"]
         return {f"Chat{i}": f"{author}: {text}".replace('"', "'")
                 for i, (_, _, _, author, text) in enumerate(rows, 1)}

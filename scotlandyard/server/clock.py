@@ -182,9 +182,12 @@ class RoomClock:
         self._arm(now)
 
     def moved(self) -> None:
-        """A move was made: charge it and store the clock."""
+        """A move was made: charge it and store the clock (queued to the database's write
+        thread after the move, not awaited: a refused write is logged, and the clock then
+        restarts from its previous state after a restart)."""
         self.clock.moved(time.monotonic())
-        self.room.server.store.set_clock(self.room.id, self.clock.stored())
+        self.room.server.db.submit(self.room.server.store.set_clock, self.room.id,
+                                   self.clock.stored())
 
     def public(self) -> dict[str, Any]:
         """The ``clock`` field of ``state``."""
@@ -224,9 +227,13 @@ class RoomClock:
             self._timer = asyncio.get_running_loop().call_later(2.0, self._fire)
             return
         if self.clock.config.on_timeout == "lose":
-            room.lose_on_time(side)
+            self._task = asyncio.create_task(self._lose(side))
         else:
             self._task = asyncio.create_task(self._stand_in(side))
+
+    async def _lose(self, side: Side) -> None:
+        if not await self.room.lose_on_time(side):  # the database refused: try again soon
+            self._timer = asyncio.get_running_loop().call_later(1.0, self._fire)
 
     async def _stand_in(self, side: Side) -> None:
         """The AI makes the move of the human seat whose time ran out (the seat stays human)."""

@@ -21,6 +21,11 @@ class Limits:
     """Games one client address may create per minute on average (more: 429)."""
     games_burst: int = 60
     """... and at once, before that rate applies."""
+    lobby_per_minute: float = 60.0
+    """``GET /api/lobby`` requests one client address may make per minute on average (more:
+    429 with ``Retry-After``); the page asks every few seconds while it shows the lobby."""
+    lobby_burst: int = 20
+    """... and at once, before that rate applies."""
     sockets_per_client: int = 256
     """Open WebSockets from one client address (more: the upgrade is refused with 429)."""
     sockets_per_token: int = 16
@@ -82,21 +87,19 @@ class ClientLimits:
         """Empty: no client seen."""
         self.limits = limits
         self._create: dict[str, TokenBucket] = {}
+        self._lobby: dict[str, TokenBucket] = {}
         self.sockets: dict[str, int] = {}
         self.token_sockets: dict[str, int] = {}
 
     def create_wait(self, client: str) -> float:
         """0.0 if ``client`` may create a game now, else seconds to wait (answer 429)."""
         lim = self.limits
-        if lim.games_per_minute <= 0:
-            return 0.0
-        if len(self._create) > 10_000:  # forget clients whose bucket is full again
-            self._create = {k: b for k, b in self._create.items() if not b.full()}
-        bucket = self._create.get(client)
-        if bucket is None:
-            bucket = self._create[client] = TokenBucket(lim.games_per_minute / 60.0,
-                                                        lim.games_burst)
-        return bucket.take()
+        return _wait(self._create, client, lim.games_per_minute, lim.games_burst)
+
+    def lobby_wait(self, client: str) -> float:
+        """0.0 if ``client`` may read the lobby now, else seconds to wait (answer 429)."""
+        lim = self.limits
+        return _wait(self._lobby, client, lim.lobby_per_minute, lim.lobby_burst)
 
     def open_socket(self, client: str, token_hash: str) -> str | None:
         """Count a socket; ``None`` if allowed, else why not (and nothing is counted)."""
@@ -118,3 +121,18 @@ class ClientLimits:
                 table[key] = n
             else:
                 table.pop(key, None)
+
+
+def _wait(buckets: dict[str, TokenBucket], client: str, per_minute: float, burst: int) -> float:
+    """Take one event from ``client``'s bucket in ``buckets`` (made full on first use): 0.0
+    if allowed, else the seconds to wait; ``per_minute`` <= 0: no limit. Clients whose bucket
+    is full again are forgotten once there are many."""
+    if per_minute <= 0:
+        return 0.0
+    if len(buckets) > 10_000:
+        for key in [k for k, b in buckets.items() if b.full()]:
+            del buckets[key]
+    bucket = buckets.get(client)
+    if bucket is None:
+        bucket = buckets[client] = TokenBucket(per_minute / 60.0, burst)
+    return bucket.take()

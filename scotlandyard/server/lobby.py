@@ -170,38 +170,40 @@ class LobbyGame:
         }
 
 
-def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, Any]:
+async def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, Any]:
     """The body of ``GET /api/lobby``: public games still being played that have an open seat,
-    newest first. Rules, seats and who is waiting; never a token, a station or a move."""
+    newest first. Rules, seats and who is waiting; never a token, a station or a move. The
+    stored games are read in the database's read thread, a few indexed queries at most once
+    a second (:meth:`GameServer.lobby_rows`), and none is loaded; games in memory add who
+    is connected."""
     games = []
-    for gid, created, preset, rules in server.store.public_games(limit):
+    for row in await server.lobby_rows(limit):
         try:
-            pieces = Rules.from_dict(rules).pieces
+            pieces = Rules.from_dict(row.rules).pieces
         except (RulesError, ValueError, TypeError):
             continue  # a damaged row is not listed (loading the game reports it)
-        room = server.rooms.get(gid)
+        room = server.rooms.get(row.id)
         if room is not None:
+            if room.over():
+                continue
             free = room.open_seats()
             seats = room.seat_infos()
             waiting = [p for p in pieces if seats[p]["connected"] and seats[p]["kind"] == "human"]
             ply = room.game.ply
             clock = room.options.get("clock")
         else:
-            stored = server.store.load_game(gid)
-            if stored is None:
-                continue
-            human = {p for p, s in stored.seats.items() if s.kind == "human"}
-            free = open_seats(pieces, human, server.store.token_names(gid))
+            human = {p for p, s in row.seats.items() if s.kind == "human"}
+            free = open_seats(pieces, human, row.token_names)
             seats = {p: {"kind": s.kind, "agent": s.agent if s.kind == "ai" else None,
                          "connected": False, "note": s.note, "open": p in free, "away": None}
-                     for p, s in stored.seats.items()}
+                     for p, s in row.seats.items()}
             waiting = []
-            ply = len(stored.moves)
-            clock = server.store.options(gid)[1].get("clock")
+            ply = row.moves
+            clock = row.options.get("clock")
         if not free:
             continue
-        games.append(LobbyGame(gid, created, preset, rules, pieces, seats, free, waiting, ply,
-                               clock).to_dict())
+        games.append(LobbyGame(row.id, row.created, row.preset, row.rules, pieces, seats, free,
+                               waiting, ply, clock).to_dict())
     return {"games": games}
 
 
@@ -221,8 +223,10 @@ async def join_game(server: GameServer, game_id: str, seat: str | None,
     token = secrets.token_urlsafe(24)
     blocking = [n for n in (MR_X, "detectives", "all", *pieces[1:])
                 if set(covered(n, pieces)) & set(covered(name, pieces))]
-    if not server.store.add_token(game_id, name, token_hash(token), blocking):
+    if not await server.db.write(server.store.add_token, game_id, name, token_hash(token),
+                                 blocking):
         raise JoinError(409, f"{name} was taken a moment ago")
+    server.lobby_changed()
     room.issued.append(name)
     room.seats_changed()
     return {"game_id": game_id, "token_name": name, "pieces": list(covered(name, pieces)),

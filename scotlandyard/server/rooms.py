@@ -51,6 +51,7 @@ from .protocol import frame_text as _json
 from .store import (
     UNAVAILABLE,
     AsyncStore,
+    LobbyRow,
     MoveConflict,
     Store,
     StoredCommitment,
@@ -239,38 +240,67 @@ class Room:
         for conn in list(self.connections):
             conn.send(text)
 
-    def lose_on_time(self, side: str) -> None:
-        """``side`` ran out of time and the game's clock says it loses: end the game."""
+    async def lose_on_time(self, side: str) -> bool:
+        """``side`` ran out of time and the game's clock says it loses: end the game (stored
+        first, in the database's thread). False if the database refused (nothing changed)."""
         winner = "detectives" if side == "mr_x" else "mr_x"
         outcome = {"winner": winner, "reason": "time", "round": self.game.round, "piece": None}
-        self.server.store.set_outcome(self.id, outcome)
+        async with self._writing:
+            if self.over() or self.closed:
+                return True
+            try:
+                await self.server.db.write(self.server.store.set_outcome, self.id, outcome)
+            except DB_ERRORS as exc:
+                log.error("game %s: a loss on time was not saved: %s", self.id, exc)
+                return False
         self.adjudication = outcome
         if self._ai_task is not None:
             self._ai_task.cancel()
         self.notice({"type": "notice", "code": "timeout_lost", "side": side})
         self.seats_changed()
+        return True
 
-    def take_back(self, ply: int) -> None:
+    async def take_back(self, ply: int, cid: Any = None) -> None:
         """Undo move ``ply`` and every later one (a takeback both sides agreed to, or one
-        against the AI); the commitments of the log slots undone are dropped."""
-        game = self.game
-        if self._ai_task is not None:
-            self._ai_task.cancel()
-            self._ai_task = None
-        while game.ply >= ply:
-            game.pop()
-        self._edits += 1
-        keep = len(game.log)
-        self.server.store.undo_moves(self.id, ply, keep)
+        against the AI); the commitments of the log slots undone are dropped. The database
+        has it first (in its thread); raises :class:`ProtocolError` (``not_saved``) if it
+        refuses, and then nothing changed."""
+        async with self._writing:
+            game = self.game
+            if self._ai_task is not None:
+                self._ai_task.cancel()
+                self._ai_task = None
+            undone = [m for _, m in game.moves[ply - 1:]]
+            for _ in undone:
+                game.pop()
+            keep = len(game.log)
+            for move in undone:  # the position waits for the database, as every reader sees it
+                game.push(move)
+            try:
+                await self.server.db.write(self.server.store.undo_moves, self.id, ply, keep)
+            except DB_ERRORS as exc:
+                log.error("game %s: a takeback was not saved: %s", self.id, exc)
+                self.kick_ai()
+                raise ProtocolError("not_saved", f"the takeback was not saved ({exc}); nothing "
+                                                 "changed: ask again", cid) from None
+            for _ in undone:
+                game.pop()
+            self._edits += 1
         self.commitments = [c for c in self.commitments if c.slot <= keep]
         self._beliefs = None
         self._p_true = {k: p for k, p in self._p_true.items() if k <= keep}
         self.notice({"type": "notice", "code": "takeback", "ply": ply})
         self.seats_changed()
 
-    def save_options(self) -> None:
-        """Store ``options`` (after a change)."""
-        self.server.store.set_options(self.id, self.options)
+    async def save_options(self) -> None:
+        """Store ``options`` (after a change), in the database's thread; raises
+        :class:`ProtocolError` (``not_saved``) if it refuses."""
+        try:
+            await self.server.db.write(self.server.store.set_options, self.id, dict(self.options))
+        except DB_ERRORS as exc:
+            log.error("game %s: an option change was not saved: %s", self.id, exc)
+            raise ProtocolError("not_saved", f"the change was not saved ({exc}); try "
+                                             "again") from None
 
     # ---- what each connection sees ---------------------------------------------------------------
     def local_pieces(self) -> set[str]:
@@ -469,13 +499,13 @@ class Room:
         elif isinstance(msg, ReclaimMessage):
             await self._reclaim(conn, msg)
         elif isinstance(msg, ChatMessage):
-            self.chat.post(conn, msg)
+            await self.chat.post(conn, msg)
         elif isinstance(msg, ChatRecordMessage):
-            self.chat.agree(conn, msg)
+            await self.chat.agree(conn, msg)
         elif isinstance(msg, RematchMessage):
             await self.again.rematch(conn, msg)
         elif isinstance(msg, TakebackMessage):
-            self.again.takeback(conn, msg)
+            await self.again.takeback(conn, msg)
         else:  # pragma: no cover - the schema admits no other type
             raise ProtocolError("unknown_type", "unknown message")
 
@@ -652,6 +682,7 @@ class Room:
 
     def _deliver_chat(self, chat: list[tuple[int, float, str, str, str]]) -> None:
         """Send this process's sockets the chat messages posted through other processes."""
+        self.chat.rows = list(chat)  # the history sent on connect
         rows = [r for r in chat if r[0] > self.chat_delivered]
         for n, at, channel, author, text in rows:
             if n in self.chat_posted_here:
@@ -868,6 +899,22 @@ class Room:
         self.again.close()
 
 
+@dataclass(frozen=True)
+class RoomFacts:
+    """A stored game's rows besides its moves: lobby flag, options, issued token names,
+    clock and off-board outcome."""
+
+    public: bool
+    options: dict[str, Any]
+    issued: list[str]
+    clock: dict[str, Any] | None
+    adjudication: dict[str, Any] | None
+
+
+LOBBY_TTL = 1.0
+"""Seconds the lobby's stored rows are reused (a new game or join here refreshes them)."""
+
+
 class GameDamaged(StoreError):
     """A stored game that cannot be rebuilt: it is quarantined (its players are told why,
     every other game plays on). The message names what is wrong, never a hidden fact."""
@@ -895,6 +942,23 @@ class GameServer:
         self._sweeper: asyncio.Task[None] | None = None
         self.thinker = Thinker(ai_workers, self.limits.heavy_ai)
         self.pace_mr_x = True  # AI Mr X replies in fixed time (finding 7); tests may turn it off
+        self._lobby: tuple[float, int, list[LobbyRow]] | None = None
+
+    # ---- the lobby ------------------------------------------------------------------------------
+    async def lobby_rows(self, limit: int) -> list[LobbyRow]:
+        """The stored public games the lobby lists (``Store.lobby_games``, read in the
+        database's read thread), reused for :data:`LOBBY_TTL` seconds."""
+        now = time.monotonic()
+        cached = self._lobby
+        if cached is not None and cached[1] >= limit and now - cached[0] < LOBBY_TTL:
+            return cached[2][:limit]
+        rows = await self.db.read(self.store.lobby_games, limit)
+        self._lobby = (now, limit, rows)
+        return rows
+
+    def lobby_changed(self) -> None:
+        """A public game was created or joined here: the next lobby request reads again."""
+        self._lobby = None
 
     # ---- start-up ---------------------------------------------------------------------------
     async def resume(self) -> int:
@@ -991,10 +1055,10 @@ class GameServer:
 
     async def _load(self, game_id: str) -> Room | None:
         try:
-            stored = await self.db.read(self.store.load_game, game_id)
-            if stored is None:
+            read = await self.db.read(self._read_game, game_id)
+            if read is None:
                 return None
-            room = self._rebuild(stored)
+            room = self._rebuild(*read)
         except UNAVAILABLE:
             raise  # the database cannot be used now: not the game's fault
         except StoreError as exc:
@@ -1004,6 +1068,7 @@ class GameServer:
             raise GameDamaged(why) from None
         self.rooms[game_id] = room
         chat = await self.db.read(self.store.chat, game_id)
+        room.chat.rows = chat
         room.chat_delivered = chat[-1][0] if chat else 0
         if self.store.shared:
             self.store.announce(game_id, "q")  # who has sockets in it elsewhere?
@@ -1054,9 +1119,20 @@ class GameServer:
                                    and room.id not in self.store.locked_games(check=False)):
             self.evict(room)
 
-    def _rebuild(self, stored: StoredGame) -> Room:
+    def _read_game(self, game_id: str) -> tuple[StoredGame, RoomFacts] | None:
+        """Database thread: a stored game and the rest of its rows (``None``: no such game)."""
+        stored = self.store.load_game(game_id)
+        return None if stored is None else (stored, self._facts(game_id))
+
+    def _facts(self, game_id: str) -> RoomFacts:
+        public, options = self.store.options(game_id)
+        return RoomFacts(public, options, self.store.token_names(game_id),
+                         self.store.clock(game_id), self.store.adjudication(game_id))
+
+    def _rebuild(self, stored: StoredGame, facts: RoomFacts | None = None) -> Room:
         """Replay a stored game through the core to where it was; raise :class:`StoreError`
-        saying what is wrong (never a hidden station or move) if it cannot be."""
+        saying what is wrong (never a hidden station or move) if it cannot be. ``facts``: its
+        other rows, read with it (else read here)."""
         gid = stored.id
         try:
             rules = Rules.from_dict(stored.rules)
@@ -1100,12 +1176,12 @@ class GameServer:
                 seat.build_agent_fallback(f"agent {str(row.agent if row else None)[:40]!r} is not known on this "
                                           "server; random plays instead")
             seats[p] = seat
-        public, options = self.store.options(gid)
+        if facts is None:
+            facts = self._facts(gid)
         return Room(self, gid, game, stored.preset, seats, stored.hotseat,
-                    list(stored.commitments), public=public, options=options,
-                    issued=self.store.token_names(gid),
-                    clock_state=self.store.clock(gid),
-                    adjudication=self.store.adjudication(gid) if not game.is_over()
+                    list(stored.commitments), public=facts.public, options=facts.options,
+                    issued=facts.issued, clock_state=facts.clock,
+                    adjudication=facts.adjudication if not game.is_over()
                     and stored.status == "over" else None)
 
     # ---- creation -------------------------------------------------------------------------------
@@ -1170,6 +1246,8 @@ class GameServer:
         room = Room(self, game_id, game, preset, seats, hotseat, [], public=public,
                     options=options, issued=list(names))
         self.rooms[game_id] = room
+        if public:
+            self.lobby_changed()
         room.seats_changed()
         log.info("game %s created: %s, seats %s%s", game_id, preset,
                  " ".join(f"{p}={s.kind}" for p, s in seats.items()), " (public)" if public else "")

@@ -30,6 +30,7 @@ import contextlib
 import fcntl
 import functools
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -196,6 +197,20 @@ class StoredGame:
     seats: dict[str, StoredSeat]
     moves: list[tuple[int, str, str]]  # (ply, piece, notation)
     commitments: list[StoredCommitment]
+
+
+@dataclass(frozen=True)
+class LobbyRow:
+    """What the lobby needs of one stored public game (public facts only)."""
+
+    id: str
+    created: float
+    preset: str
+    rules: dict[str, Any]
+    options: dict[str, Any]
+    moves: int
+    seats: dict[str, StoredSeat]
+    token_names: list[str]
 
 
 class Store:
@@ -478,8 +493,9 @@ class Store:
     # ---- lobby, options, clocks, chat (the tables of _SCHEMA_2) ---------------------------------
     def options(self, game_id: str) -> tuple[bool, dict[str, Any]]:
         """(public, options) of a game (a game stored before options existed: private, ``{}``)."""
-        row = self._db.execute("SELECT public, options FROM game_options WHERE game_id = ?",
-                               (game_id,)).fetchone()
+        with self._read() as db:
+            row = db.execute("SELECT public, options FROM game_options WHERE game_id = ?",
+                             (game_id,)).fetchone()
         if row is None:
             return False, {}
         try:
@@ -497,8 +513,9 @@ class Store:
 
     def token_names(self, game_id: str) -> list[str]:
         """The names of the tokens issued for a game."""
-        return [r[0] for r in self._db.execute(
-            "SELECT name FROM tokens WHERE game_id = ? ORDER BY name", (game_id,))]
+        with self._read() as db:
+            return [r[0] for r in db.execute(
+                "SELECT name FROM tokens WHERE game_id = ? ORDER BY name", (game_id,))]
 
     def add_token(self, game_id: str, name: str, token_hash: str, unless: Iterable[str]) -> bool:
         """Issue one more token ``name`` for a game, unless a token called one of ``unless``
@@ -512,23 +529,45 @@ class Store:
                 (token_hash, game_id, name, game_id, *blocking))
             return cur.rowcount == 1
 
-    def public_games(self, limit: int) -> list[tuple[str, float, str, dict[str, Any]]]:
-        """(id, created, preset, rules) of the newest public games still being played."""
-        rows = self._db.execute(
-            "SELECT g.id, g.created, g.preset, g.rules FROM games g JOIN game_options o "
-            "ON o.game_id = g.id WHERE o.public = 1 AND g.status = 'playing' "
-            "ORDER BY g.created DESC LIMIT ?", (limit,)).fetchall()
+    def lobby_games(self, limit: int) -> list[LobbyRow]:
+        """What the lobby lists of the newest public games still being played, in three
+        indexed queries (no game is loaded: no moves, no start, no commitments). A damaged row
+        is left out (loading the game reports it)."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT g.id, g.created, g.preset, g.rules, o.options, "
+                "(SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id) "
+                "FROM games g JOIN game_options o ON o.game_id = g.id "
+                "WHERE o.public = 1 AND g.status = 'playing' "
+                "ORDER BY g.created DESC LIMIT ?", (limit,)).fetchall()
+            ids = [r[0] for r in rows]
+            seats: dict[str, dict[str, StoredSeat]] = {gid: {} for gid in ids}
+            names: dict[str, list[str]] = {gid: [] for gid in ids}
+            if ids:
+                marks = ", ".join("?" * len(ids))
+                for gid, piece, kind, agent, note in db.execute(
+                        "SELECT game_id, piece, kind, agent, note FROM seats "
+                        f"WHERE game_id IN ({marks})", ids):
+                    seats[gid][piece] = StoredSeat(piece, kind, agent, note)
+                for gid, name in db.execute(
+                        f"SELECT game_id, name FROM tokens WHERE game_id IN ({marks}) "
+                        "ORDER BY name", ids):
+                    names[gid].append(name)
         out = []
-        for gid, created, preset, rules in rows:
+        for gid, created, preset, rules_text, options_text, ply in rows:
             try:
-                out.append((gid, created, preset, json.loads(rules)))
-            except ValueError:
-                continue  # a damaged row is not listed (loading the game reports it)
+                rules, options = json.loads(rules_text), json.loads(options_text)
+            except (ValueError, TypeError, RecursionError):
+                continue
+            if isinstance(rules, dict) and isinstance(options, dict):
+                out.append(LobbyRow(gid, created, preset, rules, options, int(ply), seats[gid],
+                                    names[gid]))
         return out
 
     def clock(self, game_id: str) -> dict[str, Any] | None:
         """A game's stored clock state, or ``None``."""
-        row = self._db.execute("SELECT state FROM clocks WHERE game_id = ?", (game_id,)).fetchone()
+        with self._read() as db:
+            row = db.execute("SELECT state FROM clocks WHERE game_id = ?", (game_id,)).fetchone()
         if row is None:
             return None
         try:
@@ -563,7 +602,8 @@ class Store:
 
     def adjudication(self, game_id: str) -> dict[str, Any] | None:
         """The stored outcome of a game that ended off the board, or ``None``."""
-        row = self._db.execute("SELECT outcome FROM games WHERE id = ?", (game_id,)).fetchone()
+        with self._read() as db:
+            row = db.execute("SELECT outcome FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None or row[0] is None:
             return None
         try:
@@ -583,9 +623,10 @@ class Store:
 
     def chat(self, game_id: str) -> list[tuple[int, float, str, str, str]]:
         """Every chat message of a game: (n, at, channel, author, text), oldest first."""
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._db.execute(
-            "SELECT n, at, channel, author, text FROM chat WHERE game_id = ? ORDER BY n",
-            (game_id,))]
+        with self._read() as db:
+            return [(r[0], r[1], r[2], r[3], r[4]) for r in db.execute(
+                "SELECT n, at, channel, author, text FROM chat WHERE game_id = ? ORDER BY n",
+                (game_id,))]
 
 
 def _station(value: object) -> int:
@@ -670,6 +711,20 @@ class AsyncStore:
 
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._reader, functools.partial(fn, *args, **kwargs))
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Queue ``fn(*args)`` in the write thread now, after the writes already queued, and
+        do not wait for it; an error is logged (a write whose result nobody waits for)."""
+        def done(future: Any) -> None:
+            exc = future.exception() if not future.cancelled() else None
+            if exc is not None:
+                logging.getLogger("scotlandyard.server").error(
+                    "a database write (%s) was not saved: %s", getattr(fn, "__name__", "?"), exc)
+
+        try:
+            self._writer.submit(fn, *args).add_done_callback(done)
+        except RuntimeError:  # shut down: the server is stopping
+            pass
 
     def shutdown(self) -> None:
         """Finish queued calls and stop the threads."""
