@@ -45,3 +45,31 @@ def test_make_vec_env_and_maskable_ppo_steps(env_id: str) -> None:
     obs = venv.reset()
     action, _ = model.predict(obs, action_masks=get_action_masks(venv))
     assert np.asarray(action).shape == (2,)
+
+
+def test_ppo_baseline_script_pairs_its_games(tmp_path) -> None:  # noqa: ANN001
+    """examples/ppo_baseline.py on the tiny board: the three Mr X policies play the same seeded
+    games, the rows carry Wilson intervals, and the McNemar test is exact."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "ppo_baseline.py"
+    spec = importlib.util.spec_from_file_location("ppo_baseline", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = mod.main(["--steps", "64", "--eval", "6", "--rules", "tiny", "--opponents", "random",
+                     "--n-steps", "32", "--envs", "2", "--out", str(tmp_path)])
+    assert [r["policy"] for r in rows] == ["uniform random", "MaskablePPO untrained",
+                                           "MaskablePPO 64 steps"]
+    for r in rows:
+        lo, hi = r["wilson95"]
+        assert r["games"] == 6 and lo <= r["rate"] <= hi
+    assert json.loads((tmp_path / "ppo_baseline.json").read_text())["rows"] == rows
+    assert (tmp_path / "mr_x_vs_random.zip").exists()
+    # the same seeds give the same games: a policy's results are reproducible
+    first = mod.play(mod.uniform_policy(0), "random", "tiny", 6)
+    assert first == mod.play(mod.uniform_policy(0), "random", "tiny", 6)
+    assert mod.mcnemar([True] * 6, [False] * 6) == 2 / 64
+    assert mod.mcnemar([True, False], [True, False]) == 1.0
