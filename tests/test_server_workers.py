@@ -355,6 +355,47 @@ def test_an_ai_seat_whose_worker_dies_is_taken_over_within_seconds(workers) -> N
     dets.version(3, timeout=15)
 
 
+def _lock_holder(url: str, game_id: str) -> str | None:
+    """The id of the worker holding ``game_id``'s advisory lock (``store_pg.py``), or None."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        row = db.execute(
+            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %s "
+            "AND l.objid = hashtext(%s)::oid", (0x5C07, game_id)).fetchone()
+    return None if row is None else str(row[0]).removeprefix("scotlandyard-")
+
+
+def test_a_clock_whose_worker_dies_is_judged_by_another(workers) -> None:
+    """The worker holding a game (its AI seat) judges its clock; killed before Mr X's time
+    runs out, the other worker, where Mr X's player sits, judges the time-out itself (its
+    ``timeout_lost`` notice goes only to the judging worker's sockets). Its clock counts the
+    move's time from when it loaded the game (the time spent before is not stored)."""
+    pair = [workers("C", 60.0), workers("B")]
+    created = time.monotonic()
+    g = pair[0].create(preset="classic", detectives=1, seed=4,
+                       seats={"D1": {"kind": "ai", "agent": "random"}},
+                       clock={"per_move": 15, "on_timeout": "lose"})
+    ids = {w.health()["worker"]: w for w in pair}
+    deadline = time.monotonic() + 10
+    while (holder_id := _lock_holder(workers.url, g["game_id"])) is None:
+        assert time.monotonic() < deadline  # a sweep takes the game (its AI seat waits)
+        time.sleep(0.1)
+    holder = ids[holder_id]
+    other = pair[1] if holder is pair[0] else pair[0]
+    x = other.ws(g, "X")  # Mr X's player, on the other worker, does not move
+    assert x.version(0)["clock"]["turn"] == "mr_x"
+    holder.kill(signal.SIGKILL)
+    assert time.monotonic() - created < 14  # killed before the time ran out
+    notice = x.until(lambda m: m["type"] == "notice", timeout=30)
+    assert notice["code"] == "timeout_lost" and notice["side"] == "mr_x"
+    st = x.until(lambda m: m["type"] == "state" and m["adjudication"] is not None)
+    assert st["adjudication"]["winner"] == "detectives" and st["adjudication"]["reason"] == "time"
+    assert other.state(g, "spectator")["adjudication"] == st["adjudication"]
+    x.close()
+
+
 def test_sigterm_drains_closes_sockets_1012_and_gives_ai_games_back(workers) -> None:
     a = workers("D", 60.0, "--log-format", "json")
     g = a.create(preset="classic", detectives=1, seed=5,

@@ -1072,6 +1072,8 @@ class GameServer:
         room.chat_delivered = chat[-1][0] if chat else 0
         if self.store.shared:
             self.store.announce(game_id, "q")  # who has sockets in it elsewhere?
+        if room.clock is not None:  # the side to move's clock runs here too (from now: the
+            room.clock.update()     # time it took elsewhere before is not stored)
         room.kick_ai()
         return room
 
