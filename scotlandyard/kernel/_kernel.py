@@ -91,7 +91,9 @@ BD_EXP = BD_TONLY + NS            # ((t*NCH + c)*256 + v)*NW + w: word w of the 
 #                                   ticket-t line (t 3: any line) from the stations of byte
 #                                   value v in byte c of a bitset
 BD_MULTI = BD_EXP + 4 * NCH * 256 * NW  # NW words: the stations that are not taxi-only
-BD_LEN = BD_MULTI + NW
+BD_WI = BD_MULTI + NW             # s: the word of station s in a bitset (s // BW)
+BD_BIT = BD_WI + NS               # s: the bit of station s in its word (1 << (s % BW))
+BD_LEN = BD_BIT + NS
 
 # ---- moves ----------------------------------------------------------------------------------
 T_BLACK = 3
@@ -365,6 +367,11 @@ def set_belief_single(st, d):
     st[ST_BEL + d // BW] = 1 << (d % BW)
 
 
+def bel_drop(st, bd, s):
+    """Station ``s`` is no longer a possible location of Mr X (a hunter stands there)."""
+    st[ST_BEL + bd[BD_WI + s]] &= ~bd[BD_BIT + s]
+
+
 def bel_has(st, s):
     """True if ``s`` is one of Mr X's possible locations."""
     return (st[ST_BEL + s // BW] >> (s % BW)) & 1 != 0
@@ -428,6 +435,16 @@ def set_occupied(st, s, flag):
         st[ST_OCCW + s // BW] |= 1 << (s % BW)
     else:
         st[ST_OCCW + s // BW] &= ~(1 << (s % BW))
+
+
+def move_hunter(st, bd, i, d):
+    """Hunter ``i`` goes to station ``d`` (its station and the occupancy flags and words)."""
+    a = st[ST_POS + i]
+    st[ST_OCC + a] = 0
+    st[ST_OCCW + bd[BD_WI + a]] &= ~bd[BD_BIT + a]
+    st[ST_OCC + d] = 1
+    st[ST_OCCW + bd[BD_WI + d]] |= bd[BD_BIT + d]
+    st[ST_POS + i] = d
 
 
 def mark_reach(st, bd, sc, flag):
@@ -703,6 +720,7 @@ def apply_move(st, ru, bd, code):
             if nxt == 0:
                 st[ST_TURN] = 1
                 st[ST_MOVED] = 0
+            return  # Mr X's step leaves the hunters' moves as they were: no R-END to check
         else:
             if t2 != T_NONE:
                 st[ST_SUP + 4] -= 1
@@ -714,6 +732,7 @@ def apply_move(st, ru, bd, code):
                 st[ST_POS] = d1
             st[ST_TURN] = 1
             st[ST_MOVED] = 0
+            return  # as above: the hunters were not stuck before, and Mr X cannot be cornered
     else:
         i = piece
         if t1 != T_PASS:
@@ -722,15 +741,13 @@ def apply_move(st, ru, bd, code):
                 st[ST_SUP + si * 5 + t1] -= 1
                 if ru[RU_HAND] != 0 and ru[RU_UNL] == 0:
                     st[ST_SUP + t1] += 1
-            set_occupied(st, st[ST_POS + i], 0)
-            set_occupied(st, d1, 1)
-            st[ST_POS + i] = d1
+            move_hunter(st, bd, i, d1)
             if d1 == st[ST_POS]:
                 set_belief_single(st, d1)
                 st[ST_OUT] = OUT_CAUGHT
                 st[ST_CAPT] = i
                 return
-            st[ST_BEL + d1 // BW] &= ~(1 << (d1 % BW))
+            bel_drop(st, bd, d1)
         moved = st[ST_MOVED] | (1 << i)
         st[ST_MOVED] = moved
         full = ((1 << st[ST_N]) - 1) & ~1

@@ -32,16 +32,14 @@ from . import _kernel as K
 
 _KERNEL_FUNCS = (
     "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
-    "hunter_can_move",
-    "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles", "all_taxi_only",
-    "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "bel_has", "bel_count",
-    "bel_nth", "bel_expand", "set_occupied", "mark_reach", "gen_mrx_raw", "gen_mrx",
-    "gen_moves", "mrx_step",
-    "apply_move", "choose_mrx", "hypothesis", "choose_hunter", "playout", "playout_many", "reward", "hkey",
-    "selection_score", "backpropagate", "mcts_iterate",
-    "gen_legal", "next_take", "save_state", "load_state", "perft", "random_games",
-    "batch_record", "batch_play", "batch_count", "batch_fill", "batch_check", "gen_legal_i",
-    "apply_move_i",
+    "hunter_can_move", "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles",
+    "all_taxi_only", "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "bel_has",
+    "bel_count", "bel_nth", "bel_expand", "set_occupied", "bel_drop", "move_hunter", "mark_reach",
+    "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step", "apply_move", "choose_mrx", "hypothesis",
+    "choose_hunter", "playout", "playout_many", "reward", "hkey", "selection_score",
+    "backpropagate", "mcts_iterate", "gen_legal", "next_take", "save_state", "load_state", "perft",
+    "random_games", "batch_record", "batch_play", "batch_count", "batch_fill", "batch_check",
+    "gen_legal_i", "apply_move_i",
 )
 
 #: Kernel functions with a ``prange`` loop: compiled with ``parallel=True``.
@@ -54,8 +52,9 @@ _PARALLEL = frozenset({"batch_play", "batch_count", "batch_fill", "batch_check"}
 _INLINE = frozenset({
     "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
     "hunter_can_move", "mrx_can_move", "is_ferry", "ticket_row", "set_belief_single", "bel_has",
-    "set_occupied", "bel_expand", "next_take", "all_taxi_only", "gen_hunter", "gen_hunters",
-    "mrx_singles", "check_end", "mrx_step", "batch_record", "gen_legal_i", "apply_move_i",
+    "set_occupied", "bel_drop", "move_hunter", "bel_expand", "next_take", "all_taxi_only",
+    "gen_hunter", "gen_hunters", "mrx_singles", "check_end", "mrx_step", "batch_record",
+    "gen_legal_i", "apply_move_i",
 })
 
 OUTCOMES = {
@@ -213,6 +212,9 @@ def board_table(name: str) -> tuple[int, ...]:
         bd[K.BD_TONLY + s] = 1 if only_taxi else 0
         if not only_taxi:
             bd[K.BD_MULTI + s // K.BW] |= 1 << (s % K.BW)
+    for s in range(K.NS):
+        bd[K.BD_WI + s] = s // K.BW
+        bd[K.BD_BIT + s] = 1 << (s % K.BW)
     # the expansion table: per ticket (3: any line), byte c of a bitset and byte value v, the
     # words of the stations one line away from the stations of v (built from the lower bits)
     for t in range(4):
