@@ -135,6 +135,16 @@ class Load:
         self.measuring = False
         self.stop = asyncio.Event()
 
+    async def finish(self, slots: list, timeout: float) -> None:
+        """Stop the bots: let the game slots end (at most ``timeout`` s), close the clients."""
+        self.stop.set()
+        if slots:
+            await asyncio.wait(slots, timeout=timeout)
+        for t in slots:
+            t.cancel()
+        for http in self.https:
+            await http.aclose()
+
     def url(self, g: dict, name: str, worker: int = 0) -> str:
         ws_base = self.bases[worker % len(self.bases)].replace("http://", "ws://")
         return f"{ws_base}/ws/{g['game_id']}?token={g['tokens'][name]}"
@@ -274,12 +284,7 @@ async def run_row(base: str | list[str], pid: int | list[int], games: int, secon
     load.measuring = False
     stats.seconds = time.perf_counter() - t0
     stats.server_cpu = sum(cpu_seconds(p) for p in pids) - cpu0
-    load.stop.set()
-    await asyncio.wait(slots, timeout=10)
-    for t in slots:
-        t.cancel()
-    for http in load.https:
-        await http.aclose()
+    await load.finish(slots, 10)
     return stats
 
 
@@ -324,13 +329,7 @@ async def capacity(base: str, pid: int, steps: list[int], seconds: float, think:
             if pct(stats.latencies, .99) > give_up_ms:
                 break
     finally:
-        load.stop.set()
-        if slots:
-            await asyncio.wait(slots, timeout=20)
-        for t in slots:
-            t.cancel()
-        for http in load.https:
-            await http.aclose()
+        await load.finish(slots, 20)
     return out
 
 
