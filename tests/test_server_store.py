@@ -250,6 +250,34 @@ def test_a_refused_write_is_a_clear_error_and_nothing_is_lost(tmp_path):
     con.close()
 
 
+def test_a_refused_takeback_is_not_saved_and_changes_nothing(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    with app(db, db_wait=0.2) as c:
+        g = create(c, detectives=1, seats={"D1": {"kind": "ai", "agent": "random"}})
+        with c.websocket_connect(ws_url(g, "X")) as wx:
+            st = first_state(wx)
+            wx.send_json({"type": "move", "move": st["view"]["legal_moves"][0], "id": 1})
+            while not ((msg := wx.receive_json())["type"] == "state" and msg["version"] == 2):
+                pass
+            lock = HeldLock(db)
+            wx.send_json({"type": "takeback", "id": "t1"})
+            while (err := wx.receive_json())["type"] not in ("error", "state"):
+                pass
+            lock.release()
+            assert err["type"] == "error" and err["code"] == "not_saved" and err["id"] == "t1"
+            assert "takeback was not saved" in err["message"]
+            wx.send_json({"type": "sync"})
+            while (msg := wx.receive_json())["type"] != "state":
+                pass
+            assert msg["version"] == 2 and len(msg["commitments"]) == 1  # nothing taken back
+            wx.send_json({"type": "takeback", "id": "t2"})  # and it works once the lock goes
+            while not ((msg := wx.receive_json())["type"] == "state" and msg["version"] == 0):
+                assert msg["type"] != "error", msg
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM moves").fetchone()[0] == 0
+    con.close()
+
+
 def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path):
     db = tmp_path / "g.sqlite3"
     first = Store(db, exclusive=True)
