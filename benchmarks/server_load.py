@@ -43,11 +43,13 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -402,13 +404,20 @@ def main() -> None:
         ap.error("--games >= 1, --seconds > 0 and --workers >= 1")
 
     workdir = Path(tempfile.mkdtemp(prefix="sy-load-"))
-    db, pg_stop = args.db or str(workdir / "load.sqlite3"), None
+    db = args.db or str(workdir / "load.sqlite3")
+    pg_stop: Callable[[], None] | None = None
     if db == "pg-temp":
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
         from tests.pg_fixture import _start, _stop
 
-        pg, _root = _start()
-        db, pg_stop = pg.url, (lambda: _stop(pg.pid))  # noqa: E731
+        pg, pg_root = _start()
+
+        def pg_stop() -> None:  # stop the throwaway server and remove its files
+            assert pg.pid is not None
+            _stop(pg.pid)
+            shutil.rmtree(pg_root, ignore_errors=True)
+
+        db = pg.url
     if args.workers > 1 and not db.startswith(("postgresql://", "postgres://")):
         ap.error("--workers > 1 needs --db postgresql://... (or pg-temp): SQLite serves one process")
     bases, procs, logs = [], [], []
