@@ -155,7 +155,16 @@ class Load:
         """Create a game and open its sockets (welcome and first state read); with several
         workers, on workers n, n + 1, n + 2 (see the module's docstring)."""
         http = self.https[n % len(self.https)]
-        r = await http.post("/api/games", json={"preset": ("classic", "new_edition")[n % 2]})
+        body = {"preset": ("classic", "new_edition")[n % 2]}
+        for attempt in range(3):  # a loaded machine may drop a connection: count it, retry
+            try:
+                r = await http.post("/api/games", json=body)
+                break
+            except httpx.TransportError as exc:
+                self.stats.error(f"create: {exc!r}")
+                if attempt == 2:
+                    raise
+                await asyncio.sleep(0.5)
         if r.status_code != 201:
             raise RuntimeError(f"create: {r.status_code} {r.text}")
         g = r.json()
