@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from .board import Board, bits_to_set, iter_bits, london
+from .board import Board, bits_to_set, iter_bits, london, set_to_bits
 from .move import MR_X, Ticket
 from .view import PlayerView
 
@@ -43,14 +43,14 @@ class _Event:
 
 
 def _replay(view: PlayerView) -> Iterator[tuple[str, object]]:
-    """Replay the view's public history: yields ("x", _Event) and ("land", station)."""
+    """Replay the view's public history: yields ("x", _Event) and ("land", station). A step's
+    station is given (not ``None``) exactly at reveals."""
     rules = view.rules
     hunters = dict(view.start)
     hunters.pop(MR_X, None)
-    pooled = rules.pooled_supply is not None
     sup_x = [*rules.mr_x_tickets, rules.black_tickets, rules.double_moves]
     det_sup: dict[str, list[int]] = {}
-    shared = list(rules.pooled_supply) if pooled else None  # type: ignore[arg-type]
+    shared = list(rules.pooled_supply) if rules.pooled_supply is not None else None
     for p in rules.hunters:
         if p.startswith("D"):
             det_sup[p] = shared if shared is not None else list(rules.detective_tickets)
@@ -89,30 +89,30 @@ def _replay(view: PlayerView) -> Iterator[tuple[str, object]]:
             yield "land", s
 
 
-def _set_to_bits(stations: frozenset[int]) -> int:
-    bits = 0
-    for s in stations:
-        bits |= 1 << s
-    return bits
-
-
 def possible_bits(view: PlayerView) -> int:
     """:func:`possible_locations` as a bitset."""
     board = london(view.rules.board)
-    belief = _set_to_bits(view.start_candidates)
-    for kind, data in _replay(view):
-        if kind == "land":
-            belief &= ~(1 << data)  # type: ignore[operator]
+    belief = set_to_bits(view.start_candidates)
+    for _kind, ev in _replay(view):
+        if isinstance(ev, int):  # a hunter landed there
+            belief &= ~(1 << ev)
             continue
-        ev: _Event = data  # type: ignore[assignment]
-        for t, station, reveal in ev.steps:
-            if reveal:
-                belief = 1 << station  # type: ignore[operator]
+        assert isinstance(ev, _Event)
+        for t, station, _reveal in ev.steps:
+            if station is not None:  # a reveal
+                belief = 1 << station
             else:
                 belief = board.expand(belief, 4 if t == BLACK else int(t)) & ~ev.occ
-    if view.outcome is not None and view.outcome.reason == "caught":
-        belief = 1 << view.stations[view.outcome.piece]  # type: ignore[index]
-    return belief
+    caught = _caught_on(view)
+    return belief if caught is None else 1 << caught
+
+
+def _caught_on(view: PlayerView) -> int | None:
+    """Where Mr X was caught (the capturing piece's station), or ``None``."""
+    out = view.outcome
+    if out is not None and out.reason == "caught" and out.piece is not None:
+        return view.stations[out.piece]
+    return None
 
 
 def possible_history(view: PlayerView) -> list[tuple[int, int, frozenset[int]]]:
@@ -120,17 +120,17 @@ def possible_history(view: PlayerView) -> list[tuple[int, int, frozenset[int]]]:
     after each step of Mr X's log, from public facts only (for the end-of-game picture of Mr X's
     true path over the stations the detectives thought possible)."""
     board = london(view.rules.board)
-    belief = _set_to_bits(view.start_candidates)
+    belief = set_to_bits(view.start_candidates)
     rounds = {e.slot: e.round for e in view.log}
     out: list[tuple[int, int, frozenset[int]]] = []
-    for kind, data in _replay(view):
-        if kind == "land":
-            belief &= ~(1 << data)  # type: ignore[operator]
+    for _kind, ev in _replay(view):
+        if isinstance(ev, int):  # a hunter landed there
+            belief &= ~(1 << ev)
             continue
-        ev: _Event = data  # type: ignore[assignment]
-        for k, (t, station, reveal) in enumerate(ev.steps):
-            if reveal:
-                belief = 1 << station  # type: ignore[operator]
+        assert isinstance(ev, _Event)
+        for k, (t, station, _reveal) in enumerate(ev.steps):
+            if station is not None:  # a reveal
+                belief = 1 << station
             else:
                 belief = board.expand(belief, 4 if t == BLACK else int(t)) & ~ev.occ
             slot = ev.first_slot + k
@@ -230,22 +230,22 @@ def probability_map(view: PlayerView, model: Model = "paths") -> dict[int, float
         n = len(view.start_candidates)
         w = {s: 1.0 / n for s in view.start_candidates}
     reveal_slots = set(rules.reveal_slots)
-    for kind, data in _replay(view):
-        if kind == "land":
-            w.pop(data, None)  # type: ignore[call-overload]
+    for _kind, ev in _replay(view):
+        if isinstance(ev, int):  # a hunter landed there
+            w.pop(ev, None)
             continue
-        ev: _Event = data  # type: ignore[assignment]
+        assert isinstance(ev, _Event)
         if model == "paths":
-            for t, station, reveal in ev.steps:
-                if reveal:
-                    w = {station: 1}  # type: ignore[dict-item]
+            for t, station, _reveal in ev.steps:
+                if station is not None:  # a reveal
+                    w = {station: 1}
                     continue
                 w = step_path_counts(board, w, int(t), ev.occ)
             continue
         # uniform model: Mr X picked uniformly among his legal moves at each possible u
-        last = ev.steps[-1]
-        if last[2]:
-            w = {last[1]: 1.0}  # type: ignore[dict-item]
+        last = ev.steps[-1][1]
+        if last is not None:  # the move ended on a reveal
+            w = {last: 1.0}
             continue
         double = len(ev.steps) == 2
         slots_left = rules.log_slots - ev.first_slot  # slots after the first one
@@ -270,9 +270,9 @@ def probability_map(view: PlayerView, model: Model = "paths") -> dict[int, float
                     for v2 in _step_targets(board, v1, t2, ev.occ):
                         nw[v2] += share
         w = dict(nw)
-    if view.outcome is not None and view.outcome.reason == "caught":
-        s = view.stations[view.outcome.piece]  # type: ignore[index]
-        return {s: 1.0}
+    caught = _caught_on(view)
+    if caught is not None:
+        return {caught: 1.0}
     total = float(sum(w.values()))
     if total <= 0:
         return {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -48,10 +49,10 @@ def bits_to_set(bits: int) -> frozenset[int]:
     return frozenset(out)
 
 
-def set_to_bits(stations: object) -> int:
+def set_to_bits(stations: Iterable[int]) -> int:
     """Return the bitset of an iterable of stations."""
     bits = 0
-    for s in stations:  # type: ignore[attr-defined]
+    for s in stations:
         bits |= 1 << s
     return bits
 
@@ -131,15 +132,24 @@ class Board:
         """Bitset of every station one ``transport`` line from a station of ``bits``.
 
         ``transport`` 0..3 is a :class:`Transport`; 4 means any line (a black ticket).
-        This is the possible-location step; it works a byte of stations at a time.
+        This is the possible-location step: station by station for a few stations, a byte of
+        stations at a time otherwise.
         """
-        table = self._expand[transport]
+        if bits.bit_count() <= 8:  # few stations: their masks (a small table, kept in cache)
+            masks = self.masks[transport]
+            out = 0
+            while bits:
+                low = bits & -bits
+                out |= masks[low.bit_length() - 1]
+                bits ^= low
+            return out
+        lo = ((bits & -bits).bit_length() - 1) >> 3  # the first and last byte that has a station
+        hi = (bits.bit_length() + 7) >> 3
         out = 0
-        i = 0
-        for byte in bits.to_bytes(26, "little"):
+        for row, byte in zip(self._expand[transport][lo:hi],
+                             (bits >> (lo << 3)).to_bytes(hi - lo, "little"), strict=True):
             if byte:
-                out |= table[i][byte]
-            i += 1
+                out |= row[byte]
         return out
 
     def _check(self, station: int) -> None:

@@ -301,5 +301,7 @@ class TerminalGame:
             self._wipe()
         self.out.print()
         self.out.print(render.status(view, show_moves=False))
-        self.out.print(f"[bold]Game over:[/] {escape(game.outcome().describe())}")  # type: ignore[union-attr]
+        out = view.outcome
+        if out is not None:
+            self.out.print(f"[bold]Game over:[/] {escape(out.describe())}")
         self.out.print(f"Mr X's path: {render.mr_x_path(view)}", highlight=False)

@@ -7,7 +7,7 @@ The API speaks piece ids (``"X"``, ``"D1"``, ``"P1"``). Rule ids (``R-...``) ref
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Literal, NamedTuple
 
@@ -18,7 +18,11 @@ from .move import (
     MR_X,
     PASS,
     TICKET_NAMES,
+    DoubleMove,
     Move,
+    PassMove,
+    SingleMove,
+    TakeMove,
     Ticket,
     is_piece_id,
     piece_singles,
@@ -43,21 +47,28 @@ _TBU = (0, 1, 2)
 
 
 class Undo(NamedTuple):
-    """What :meth:`Game.pop` needs to unmake one move (the state before it)."""
+    """One move of the game's history with what :meth:`Game.pop` needs to unmake it (the
+    state before it). ``piece``, ``move`` and ``round`` are the history entry views read
+    (:class:`~.view.HistoryEntry`)."""
 
     piece: int          # index of the piece that moved
+    move: Move
+    round: int          # the round it was made in (the round before it)
     turn: int
     moved: int
-    round: int
     belief: int
     outcome: Outcome | None
     take: int
     station: int        # the moving piece's station before the move
 
 
-_Rows = tuple[tuple[tuple[tuple[Move, ...], ...], tuple[tuple[int, ...], ...]], ...]
-_new_undo = tuple.__new__  # Undo(...) through tuple.__new__: the same value, without the
-                           # Python-level __new__ of a NamedTuple (make/unmake is hot)
+_BIT = tuple(1 << s for s in range(256))  # _BIT[s]: station s as a bitset
+_NOT_BIT = tuple(~b for b in _BIT)  # every station but s
+
+
+_Rows = tuple[tuple[tuple[tuple[SingleMove, ...], ...], tuple[tuple[int, ...], ...]], ...]
+_new = tuple.__new__  # Undo(...) and LogEntry(...) through tuple.__new__: the same value,
+                      # without the Python-level __new__ of a NamedTuple (make/unmake is hot)
 
 
 @cache
@@ -74,23 +85,35 @@ def _single_rows(board: str, piece: str | None) -> _Rows:
     return tuple(out)
 
 
+_HunterRows = tuple[tuple[tuple[tuple[SingleMove, ...], tuple[int, ...], int], ...], ...]
+
+
 @cache
-def _hunter_rows(board: str) -> tuple[tuple[tuple[Move, ...], int], ...]:
-    """Per station: every one-step taxi, bus and underground move (in ``legal_moves()``
-    order) and their destinations as a bitmask, for a piece that holds all three tickets."""
-    singles = _single_rows(board, None)
+def _hunter_rows(board: str, piece: str | None) -> _HunterRows:
+    """``[avail][station]``: a hunter's one-step moves (naming ``piece`` where the order is
+    free; in ``legal_moves()`` order), their destinations, and those as a bitmask, for the
+    tickets it holds: ``avail`` bit 0 taxi, 1 bus, 2 underground."""
+    singles = _single_rows(board, piece)
     out = []
-    for s in range(200):
-        moves = singles[0][0][s] + singles[1][0][s] + singles[2][0][s]
-        mask = 0
-        for d in singles[0][1][s] + singles[1][1][s] + singles[2][1][s]:
-            mask |= 1 << d
-        out.append((moves, mask))
+    for avail in range(8):
+        per: list[tuple[tuple[SingleMove, ...], tuple[int, ...], int]] = []
+        for s in range(200):
+            moves: tuple[SingleMove, ...] = ()
+            dests: tuple[int, ...] = ()
+            for t in _TBU:
+                if (avail >> t) & 1:
+                    moves += singles[t][0][s]
+                    dests += singles[t][1][s]
+            mask = 0
+            for d in dests:
+                mask |= 1 << d
+            per.append((moves, dests, mask))
+        out.append(tuple(per))
     return tuple(out)
 
 
 @cache
-def _double_rows(board: str) -> dict[int, tuple[tuple[Move, ...], tuple[int, ...], int]]:
+def _double_rows(board: str) -> dict[int, tuple[tuple[DoubleMove, ...], tuple[int, ...], int]]:
     """``(t1 * 200 + d1) * 4 + t2`` -> the double moves ``t1 d1 + t2 d2`` (every d2 one line
     of ``t2`` from d1; black: any line), their d2s and the d2s as a bitmask."""
     singles = _single_rows(board, None)
@@ -112,6 +135,65 @@ def _double_rows(board: str) -> dict[int, tuple[tuple[Move, ...], tuple[int, ...
     return out
 
 
+class _Setup:
+    """What every game of one ``Rules`` value shares (built once per value: see
+    :func:`_setup`)."""
+
+    __slots__ = ("board", "ids", "index", "n", "nd", "supplies", "sup_of", "give", "pooled",
+                 "unlimited", "handover", "free", "reveal", "slots", "last_round", "rows",
+                 "hrows", "extra", "stuck_last", "hunters_mask", "deck", "deck_bits", "all_bits")
+
+    def __init__(self, rules: Rules) -> None:
+        self.board = board = london(rules.board)
+        self.ids = ids = rules.pieces
+        self.index = {p: i for i, p in enumerate(ids)}
+        self.n = len(ids)
+        self.nd = nd = rules.detectives
+        supplies: list[tuple[int, ...]] = [(*rules.mr_x_tickets, rules.black_tickets,
+                                            rules.double_moves)]
+        sup_of = [0]
+        if rules.pooled_supply is not None:
+            supplies.append(tuple(rules.pooled_supply))
+            sup_of += [1] * nd
+        else:
+            for _ in range(nd):
+                supplies.append(tuple(rules.detective_tickets))
+                sup_of.append(len(supplies) - 1)
+        sup_of += [-1] * rules.police  # police move free
+        self.supplies = tuple(supplies)
+        self.sup_of = sup_of  # (read only: games share it)
+        self.give = rules.ticket_handover and not rules.mr_x_unlimited
+        self.pooled = rules.pooled_supply is not None
+        self.unlimited = rules.mr_x_unlimited
+        self.handover = rules.ticket_handover
+        self.free = rules.free_order
+        self.reveal = frozenset(rules.reveal_slots)
+        self.slots = rules.log_slots
+        self.last_round = rules.last_round
+        self.rows = _single_rows(rules.board, None)
+        self.hrows = _hunter_rows(rules.board, None)
+        self.extra = rules.extra_reveal
+        # R-END (3): the pieces 1..stuck_last-1 count (and block) in the detectives-stuck test
+        self.stuck_last = self.n if rules.police_keep_hunting else nd + 1
+        self.hunters_mask = ((1 << self.n) - 1) & ~1
+        self.deck = frozenset(rules.start_deck_mr_x)
+        self.deck_bits = sum(1 << s for s in self.deck)
+        self.all_bits = sum(1 << s for s in range(1, board.stations + 1))
+
+
+_SETUPS: dict[int, tuple[Rules, _Setup]] = {}
+
+
+def _setup(rules: Rules) -> _Setup:
+    """The shared set-up of ``rules`` (cached by identity; ``Rules`` values are frozen)."""
+    got = _SETUPS.get(id(rules))
+    if got is None or got[0] is not rules:
+        if len(_SETUPS) > 64:
+            _SETUPS.clear()
+        got = _SETUPS[id(rules)] = (rules, _Setup(rules))
+    return got[1]
+
+
 class IllegalMove(ValueError):
     """A move that the rules do not allow; the message names the rule (``R-...``)."""
 
@@ -130,11 +212,54 @@ class Game:
 
     __slots__ = (
         "rules", "board", "_n", "_nd", "_ids", "_index", "_pos", "_sup", "_sup_of", "_occ",
-        "_round", "_turn", "_moved", "_log", "_take", "_outcome", "_belief", "_history",
+        "_round", "_turn", "_moved", "_log", "_take", "_outcome", "_belief",
         "_undo", "_start", "_start_belief", "_unlimited", "_handover", "_free", "_reveal",
         "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed", "_viewcache",
-        "_rows", "_drows", "_witness", "_hrows",
+        "_rows", "_drows", "_witness", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
+        "_give", "_pooled",
     )
+
+    rules: Rules
+    board: Board
+    seed: int | None
+    _ids: tuple[str, ...]
+    _index: dict[str, int]
+    _n: int
+    _nd: int
+    _pos: list[int]
+    _start: dict[str, int]
+    _sup: list[list[int]]
+    _sup_of: list[int]
+    _sups: list[list[int] | None]
+    _give: bool
+    _pooled: bool
+    _unlimited: bool
+    _handover: bool
+    _free: bool
+    _reveal: frozenset[int]
+    _slots: int
+    _last_round: int
+    _nb: tuple[tuple[tuple[int, ...], ...], ...]
+    _masks: tuple[tuple[int, ...], ...]
+    _rows: _Rows
+    _drows: dict[int, tuple[tuple[DoubleMove, ...], tuple[int, ...], int]] | None
+    _hrows: _HunterRows
+    _expand: Callable[[int, int], int]
+    _extra: bool
+    _stuck_last: int
+    _witness: tuple[int, int, int]
+    _occ: int
+    _hunters_mask: int
+    _round: int
+    _turn: int
+    _moved: int
+    _take: int
+    _log: list[LogEntry]
+    _undo: list[Undo]
+    _viewcache: dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]]
+    _outcome: Outcome | None
+    _start_belief: int
+    _belief: int
 
     # ---- construction ----------------------------------------------------------------------
     def __init__(self, rules: Rules, start: dict[str, int]) -> None:
@@ -142,64 +267,56 @@ class Game:
 
         Prefer :meth:`new`. Raises :class:`GameError` for a bad set-up (R-SETUP).
         """
+        s = _setup(rules)
         self.rules = rules
-        self.board: Board = london(rules.board)
-        self.seed: int | None = None
-        ids = rules.pieces
-        self._ids = ids
-        self._index = {p: i for i, p in enumerate(ids)}
-        self._n = len(ids)
-        self._nd = rules.detectives
+        self.board = s.board
+        self.seed = None
+        self._ids = ids = s.ids
+        self._index = s.index
+        self._n = s.n
+        self._nd = s.nd
         self._check_start(start)
-        self._pos = [start[p] for p in ids]
-        self._start = {p: start[p] for p in ids}
-        # supplies: 0 is Mr X's [T, B, U, K, 2]; detectives' follow; pooled detectives share one
-        self._sup: list[list[int]] = [[*rules.mr_x_tickets, rules.black_tickets, rules.double_moves]]
-        self._sup_of = [0]
-        if rules.pooled_supply is not None:
-            self._sup.append([*rules.pooled_supply, 0, 0])
-            self._sup_of += [1] * rules.detectives
-        else:
-            for _ in range(rules.detectives):
-                self._sup.append([*rules.detective_tickets, 0, 0])
-                self._sup_of.append(len(self._sup) - 1)
-        self._sup_of += [-1] * rules.police  # police move free
-        self._unlimited = rules.mr_x_unlimited
-        self._handover = rules.ticket_handover
-        self._free = rules.free_order
-        self._reveal = frozenset(rules.reveal_slots)
-        self._slots = rules.log_slots
-        self._last_round = rules.last_round
-        self._nb = self.board.neighbours
-        self._masks = self.board.masks
-        self._rows = _single_rows(rules.board, None)
-        self._drows: dict[int, tuple[tuple[Move, ...], tuple[int, ...], int]] | None = None
-        self._hrows = _hunter_rows(rules.board)
-        self._witness = (0, 0, 0)  # (detective, ticket, station): a move that was legal
-        self._occ = 0
-        for i in range(1, self._n):
-            self._occ |= 1 << self._pos[i]
-        self._hunters_mask = ((1 << self._n) - 1) & ~1
+        self._pos = pos = [start[p] for p in ids]
+        self._start = dict(zip(ids, pos, strict=True))
+        # supplies: 0 is Mr X's [T, B, U, K, 2]; detectives' [T, B, U] follow; pooled
+        # detectives share one
+        self._sup = [list(x) for x in s.supplies]
+        self._sup_of = s.sup_of
+        self._link_supplies()
+        self._give = s.give
+        self._pooled = s.pooled
+        self._unlimited = s.unlimited
+        self._handover = s.handover
+        self._free = s.free
+        self._reveal = s.reveal
+        self._slots = s.slots
+        self._last_round = s.last_round
+        self._nb = s.board.neighbours
+        self._masks = s.board.masks
+        self._rows = s.rows
+        self._drows = None
+        self._hrows = s.hrows
+        self._expand = s.board.expand
+        self._extra = s.extra
+        self._stuck_last = s.stuck_last
+        # (detective, ticket, station): a legal move of a detective now, kept valid by every
+        # push (or reset to piece 0: "not known", and the next test looks for one)
+        self._witness = (0, 0, 0)
+        occ = 0
+        for i in range(1, s.n):
+            occ |= 1 << pos[i]
+        self._occ = occ
+        self._hunters_mask = s.hunters_mask
         self._round = 1
         self._turn = 0
         self._moved = 0
         self._take = 0
-        self._log: list[LogEntry] = []
-        self._history: list[tuple[int, Move, int]] = []
-        self._undo: list[Undo] = []
-        self._viewcache: dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]] = {
-            False: [], True: []}
-        self._outcome: Outcome | None = None
-        deck = rules.start_deck_mr_x
-        if deck and start[MR_X] in deck:
-            cand = 0
-            for s in deck:
-                cand |= 1 << s
-        else:
-            cand = 0
-            for s in range(1, self.board.stations + 1):
-                cand |= 1 << s
-        self._start_belief = cand & ~self._occ
+        self._log = []
+        self._undo = []  # the history: one record per move made
+        self._viewcache = {False: [], True: []}
+        self._outcome = None
+        cand = s.deck_bits if start[MR_X] in s.deck else s.all_bits
+        self._start_belief = cand & ~occ
         self._belief = self._start_belief
         self._outcome = self._check_end()
 
@@ -299,6 +416,7 @@ class Game:
             bits |= 1 << s
         g._belief = bits
         g._start_belief = bits
+        g._witness = (0, 0, 0)  # the tickets changed: look for a detective's move again
         g._outcome = g._check_end()
         return g
 
@@ -310,11 +428,16 @@ class Game:
         g._pos = list(self._pos)
         # keep pooled supplies shared inside the copy, as they are in the original
         g._sup = [list(s) for s in self._sup]
+        g._link_supplies()
         g._log = list(self._log)
-        g._history = list(self._history)
         g._undo = list(self._undo)
         g._viewcache = {k: list(v) for k, v in self._viewcache.items()}
         return g
+
+    def _link_supplies(self) -> None:
+        """``_sups[i]``: piece ``i``'s supply list (the pooled list shared; ``None`` for
+        police, who move free)."""
+        self._sups = [self._sup[si] if si >= 0 else None for si in self._sup_of]
 
     # ---- public state ------------------------------------------------------------------------
     @property
@@ -396,12 +519,12 @@ class Game:
     @property
     def moves(self) -> list[tuple[str, Move]]:
         """Every move made so far, as (piece, move)."""
-        return [(self._ids[i], m) for i, m, _ in self._history]
+        return [(self._ids[u.piece], u.move) for u in self._undo]
 
     @property
     def ply(self) -> int:
         """How many moves have been made."""
-        return len(self._history)
+        return len(self._undo)
 
     def is_over(self) -> bool:
         """True once a side has won."""
@@ -428,9 +551,10 @@ class Game:
 
     # ---- the public-facts API that views are built from (view.GameFacts) ----------------------
     @property
-    def history(self) -> Sequence[HistoryEntry]:
-        """Every move made so far as ``(piece index, move, round)`` (Mr X's true moves)."""
-        return self._history
+    def history(self) -> Sequence[Undo]:
+        """Every move made so far, each with its ``piece`` (index), ``move`` and ``round``
+        (Mr X's true moves; the records are the undo stack's)."""
+        return self._undo
 
     @property
     def true_log(self) -> Sequence[LogEntry]:
@@ -468,6 +592,12 @@ class Game:
                 return self._take_moves()
             return self._mr_x_moves()
         if not self._free:
+            sup = self._sups[t]
+            if sup is None or 0 not in sup:
+                # every ticket at hand: the station's whole row, if no piece blocks it
+                row, _d, mask = self._hrows[7][self._pos[t]]
+                if not mask & self._occ:
+                    return list(row)
             moves = self._hunter_moves(t)
             return moves if moves else [PASS]
         # R-ORDER-FREE: a piece passes only when no piece still to move has a real move
@@ -477,51 +607,24 @@ class Game:
         for i in range(1, self._n):
             if not (moved >> i) & 1:
                 pid = self._ids[i]
-                ms = self._hunter_moves(i, _single_rows(self.rules.board, pid))
+                ms = self._hunter_moves(i, _hunter_rows(self.rules.board, pid))
                 if ms:
                     out.extend(ms)
                 else:
                     stuck.append(pid)
         return out if out else [Move.pass_(pid) for pid in stuck]
 
-    def _hunter_moves(self, i: int, rows: _Rows | None = None) -> list[Move]:
-        """Hunter ``i``'s moves (from the board's precomputed rows: a row whose stations are
-        all free is taken whole)."""
-        p = self._pos[i]
+    def _hunter_moves(self, i: int, rows: _HunterRows | None = None) -> list[Move]:
+        """Hunter ``i``'s moves, from the board's precomputed rows for the tickets it holds
+        (``rows``: the rows naming the piece, in free order): a row whose stations are all
+        free is taken whole."""
+        sup = self._sups[i]
+        avail = 7 if sup is None else (sup[0] > 0) | (sup[1] > 0) << 1 | (sup[2] > 0) << 2
+        moves, dests, mask = (rows or self._hrows)[avail][self._pos[i]]
         occ = self._occ
-        si = self._sup_of[i]
-        sup = self._sup[si] if si >= 0 else None
-        if rows is None:
-            if sup is None or (sup[0] and sup[1] and sup[2]):
-                moves, mask = self._hrows[p]
-                if not mask & occ:
-                    return list(moves)
-            rows = self._rows
-        masks = self._masks
-        out: list[Move] = []
-        for t in _TBU:
-            if sup is not None and not sup[t]:
-                continue
-            if masks[t][p] & occ:
-                out.extend([m for m, d in zip(rows[t][0][p], rows[t][1][p], strict=True)
-                            if not (occ >> d) & 1])
-            else:
-                out.extend(rows[t][0][p])
-        return out
-
-    def _mr_x_singles(self, at: int, sup: list[int], occ: int) -> list[tuple[int, int]]:
-        nb = self._nb
-        out = []
-        unlimited = self._unlimited
-        for t in _TBU:
-            if unlimited or sup[t]:
-                for d in nb[t][at]:
-                    if not (occ >> d) & 1:
-                        out.append((t, d))
-        if sup[BLACK]:
-            for d in iter_bits(self._masks[4][at] & ~occ):
-                out.append((BLACK, d))
-        return out
+        if not mask & occ:
+            return list(moves)
+        return [m for m, d in zip(moves, dests, strict=True) if not (occ >> d) & 1]
 
     def _mr_x_moves(self) -> list[Move]:
         sup = self._sup[0]
@@ -530,29 +633,36 @@ class Game:
         rows = self._rows
         masks = self._masks
         unlimited = self._unlimited
-        out: list[Move] = []
+        singles: list[SingleMove] = []
         for t in (TAXI, BUS, UNDERGROUND, BLACK):
             if not (sup[t] or (unlimited and t != BLACK)):
                 continue
             if masks[4 if t == BLACK else t][x] & occ:
-                out.extend([m for m, d in zip(rows[t][0][x], rows[t][1][x], strict=True)
-                            if not (occ >> d) & 1])
+                singles.extend([m for m, d in zip(rows[t][0][x], rows[t][1][x], strict=True)
+                                if not (occ >> d) & 1])
             else:
-                out.extend(rows[t][0][x])
-        singles = list(out)
+                singles.extend(rows[t][0][x])
+        out: list[Move] = list(singles)
         slot = len(self._log) + 1
-        if self.rules.extra_reveal and slot not in self._reveal:
-            out.extend(Move.parse(f"{m.notation()}!") for m in singles)
+        if self._extra and slot not in self._reveal:
+            out.extend(Move.single(m.ticket, m.to, reveal=True) for m in singles)
         if sup[DOUBLE] and slot + 1 <= self._slots and singles:
             drows = self._drows
             if drows is None:
                 drows = self._drows = _double_rows(self.rules.board)
+            # two of every ticket: after any first step, every second step is paid for
+            full = sup[3] >= 2 and (unlimited or (sup[0] >= 2 and sup[1] >= 2 and sup[2] >= 2))
             for m in singles:
-                t1: int = m.ticket  # type: ignore[assignment]
+                t1 = m.ticket
+                if full:
+                    mv, ds, mask = drows[-1 - (t1 * 200 + m.to)]
+                    if not mask & occ:
+                        out.extend(mv)
+                        continue
                 spend = not unlimited or t1 == BLACK
                 if spend:
                     sup[t1] -= 1
-                first = t1 * 200 + m.to  # type: ignore[operator]
+                first = t1 * 200 + m.to
                 if sup[3] and (unlimited or (sup[0] and sup[1] and sup[2])):
                     mv, ds, mask = drows[-1 - first]
                     if not mask & occ:
@@ -623,12 +733,12 @@ class Game:
                 return f"R-ROUND: it is Mr X's turn, not {piece}'s"
             if self._take:
                 det = self._ids[self._take]
-                if not move.is_take:
+                if not isinstance(move, TakeMove):
                     return f"R-VAR-EXTRA-REVEAL: Mr X now takes a ticket from {det} (take:{det}:T/B/U)"
                 if move.take_from != det:
                     return f"R-VAR-EXTRA-REVEAL: Mr X takes from {det} next, not {move.take_from}"
-                if not self._sup[self._sup_of[self._take]][move.ticket]:  # type: ignore[index]
-                    return f"R-VAR-EXTRA-REVEAL: {det} has no {move.ticket.name.lower()} ticket"  # type: ignore[union-attr]
+                if move.ticket > 2 or not self._sup[self._sup_of[self._take]][move.ticket]:
+                    return f"R-VAR-EXTRA-REVEAL: {det} has no {move.ticket.label} ticket"
                 return None
             return self._why_illegal_mr_x(move)
         # the detectives' side
@@ -648,7 +758,7 @@ class Game:
 
     def _why_illegal_hunter(self, i: int, move: Move) -> str | None:
         pid = self._ids[i]
-        if move.is_pass:
+        if isinstance(move, PassMove):
             can = self._hunter_moves(i)
             if can:
                 return (f"R-MOVE-2: {pid} can move ({', '.join(m.notation() for m in can[:6])}"
@@ -659,8 +769,10 @@ class Game:
                         return (f"R-ORDER-FREE: {pid} passes only as a last resort; "
                                 f"{self._ids[j]} can still move this round and may free it")
             return None
-        if move.is_double:
+        if isinstance(move, DoubleMove):
             return "R-MRX: only Mr X makes double moves"
+        if not isinstance(move, SingleMove):
+            return f"R-MOVE-1: {move.notation()} is not a move for {pid}"
         if move.reveal:
             return "R-VAR-EXTRA-REVEAL: only Mr X reveals himself"
         tk, d = move.ticket, move.to
@@ -668,7 +780,7 @@ class Game:
         if tk == Ticket.BLACK:
             return "R-TICKETS: only Mr X has black tickets"
         if tk not in _TBU:
-            return f"R-TICKETS: a {tk.name.lower()} ticket is not a move"  # type: ignore[union-attr]
+            return f"R-TICKETS: a {tk.label} ticket is not a move"
         if d not in self._nb[tk][p]:
             return f"R-BOARD: no {tk.name.lower()} line from {p} to {d}"
         si = self._sup_of[i]
@@ -720,22 +832,40 @@ class Game:
     # ---- make / unmake ---------------------------------------------------------------------------------
     def push(self, move: Move | str) -> None:
         """Make ``move`` (a :class:`Move` or notation). Raises :class:`IllegalMove` naming the
-        rule if it is not legal now; the game is then unchanged."""
-        if type(move) is not Move and isinstance(move, str):
-            move = Move.parse(move)
+        rule if it is not legal now; the game is then unchanged.
+
+        The commonest moves (a piece's step or pass in the fixed order, Mr X's single or
+        double move) are checked here by a few exact bit tests; every other move, and every
+        move those tests do not pass, goes through :meth:`why_illegal`."""
         t = self._turn
-        if t and not self._free and self._outcome is None and type(move) is Move:
-            # the commonest move, a piece's step in the fixed order: checked here, exactly
-            tk = move.ticket
-            if tk is not None and tk < 3 and move.piece is None and move.ticket2 is None \
-                    and move.take_from is None and not move.reveal:
-                d: int = move.to  # type: ignore[assignment]
-                p = self._pos[t]
-                if (self._masks[tk][p] >> d) & 1 and not (self._occ >> d) & 1:
-                    si = self._sup_of[t]
-                    if si < 0 or self._sup[si][tk] > 0:
-                        self._push_hunter(t, move)
+        if isinstance(move, SingleMove):
+            if not t:
+                if self._outcome is None and not self._take and move.piece is None \
+                        and not move.reveal and self._mr_x_step_ok(move.ticket, move.to, 0):
+                    self._push_mr_x(move)
+                    return
+            elif not self._free and self._outcome is None:
+                # a piece's step in the fixed order: checked here, exactly
+                tk = move.ticket
+                d = move.to
+                if tk < 3 and move.piece is None and not move.reveal and (
+                        self._masks[tk][self._pos[t]] & _BIT[d]) and not self._occ & _BIT[d]:
+                    sup = self._sups[t]
+                    if sup is None or sup[tk] > 0:
+                        self._step_hunter(t, move, tk, d)
                         return
+        elif isinstance(move, DoubleMove):
+            if not t and self._outcome is None and not self._take and move.piece is None \
+                    and self._mr_x_double_ok(move):
+                self._push_mr_x(move)
+                return
+        elif isinstance(move, str):
+            move = Move.parse(move)
+        elif isinstance(move, PassMove):
+            if t and not self._free and self._outcome is None and move.piece is None \
+                    and not self._can_move(t):
+                self._step_hunter(t, move, -1, 0)
+                return
         if not self._plainly_legal(move):
             why = self.why_illegal(move)
             if why is not None:
@@ -747,14 +877,21 @@ class Game:
         single step (fixed or free order), Mr X's single or double move. True only if
         ``move`` is legal; False means "ask :meth:`why_illegal`" (every other kind of move:
         passes, takes, reveals; and every illegal one)."""
+        if self._outcome is not None:
+            return False
         t = self._turn
-        if self._outcome is not None or type(move) is not Move or move.take_from is not None \
-                or move.reveal:
+        if t == 0:
+            if self._take or move.piece not in (None, MR_X):
+                return False
+            if isinstance(move, SingleMove):
+                return not move.reveal and self._mr_x_step_ok(move.ticket, move.to, 0)
+            if isinstance(move, DoubleMove):
+                return self._mr_x_double_ok(move)
+            return False
+        if not isinstance(move, SingleMove) or move.reveal:
             return False
         tk = move.ticket
-        if t == 0:
-            return self._plainly_legal_mr_x(move)
-        if tk is None or tk > 2 or move.ticket2 is not None:
+        if tk > 2:
             return False
         piece = move.piece
         if piece is not None:
@@ -764,86 +901,85 @@ class Game:
         else:
             i = t
         d = move.to
-        p = self._pos[i]
-        if not (self._masks[tk][p] >> d) & 1 or (self._occ >> d) & 1:  # type: ignore[operator]
+        if not self._masks[tk][self._pos[i]] & _BIT[d] or self._occ & _BIT[d]:
             return False
-        si = self._sup_of[i]
-        return si < 0 or self._sup[si][tk] > 0
+        sup = self._sups[i]
+        return sup is None or sup[tk] > 0
 
-    def _plainly_legal_mr_x(self, move: Move) -> bool:
-        if self._take or move.piece not in (None, MR_X):
+    def _mr_x_step_ok(self, tk: int, d: int, spent: int) -> bool:
+        """Whether Mr X may step from where he stands to ``d`` with ticket ``tk`` (0..3)
+        while ``spent`` tickets of that kind are already used this move."""
+        if tk > 3 or self._occ & _BIT[d] or not self._masks[4 if tk == 3 else tk][self._pos[0]] & _BIT[d]:
             return False
-        tk, d, tk2 = move.ticket, move.to, move.ticket2
-        if tk is None or tk > 3:
-            return False
-        masks = self._masks
-        occ = self._occ
+        return (tk != 3 and self._unlimited) or self._sup[0][tk] > spent
+
+    def _mr_x_double_ok(self, move: DoubleMove) -> bool:
+        tk, d, tk2, d2 = move.ticket, move.to, move.ticket2, move.to2
         sup = self._sup[0]
-        unlimited = self._unlimited
-        if not (masks[4 if tk == 3 else tk][self._pos[0]] >> d) & 1 or (occ >> d) & 1:  # type: ignore[operator]
+        if tk2 > 3 or not sup[DOUBLE] or len(self._log) + 2 > self._slots \
+                or not self._mr_x_step_ok(tk, d, 0):
             return False
-        if (tk == 3 or not unlimited) and sup[tk] <= 0:
+        if not self._masks[4 if tk2 == 3 else tk2][d] & _BIT[d2] or self._occ & _BIT[d2]:
             return False
-        if tk2 is None:
-            return True
-        d2 = move.to2
-        if tk2 > 3 or not sup[DOUBLE] or len(self._log) + 2 > self._slots:
-            return False
-        if not (masks[4 if tk2 == 3 else tk2][d] >> d2) & 1 or (occ >> d2) & 1:  # type: ignore[index, operator]
-            return False
-        return not (tk2 == 3 or not unlimited) or sup[tk2] > (1 if tk2 == tk else 0)
+        return (tk2 != 3 and self._unlimited) or sup[tk2] > (1 if tk2 == tk else 0)
 
     def _push(self, move: Move) -> None:
         """Make a move already known to be legal."""
         t = self._turn
-        if t != 0 and self._free:
-            if move.piece is not None:
-                i = self._index[move.piece]
-            else:
-                i = t
-                move = move.with_piece(self._ids[i])  # records name the piece in free order
-        else:
+        if t != 0:
             i = t
-        if i != 0:
-            self._push_hunter(i, move)
+            if self._free:
+                if move.piece is not None:
+                    i = self._index[move.piece]
+                else:
+                    move = move.with_piece(self._ids[i])  # records name the piece in free order
+            if isinstance(move, SingleMove):
+                self._step_hunter(i, move, move.ticket, move.to)
+            else:
+                self._step_hunter(i, move, -1, 0)
             return
-        undo: Undo = _new_undo(Undo, (0, t, self._moved, self._round, self._belief,
-                                      self._outcome, self._take, self._pos[0]))
-        self._undo.append(undo)
-        if move.take_from is not None:
+        if isinstance(move, (SingleMove, DoubleMove)):
+            self._push_mr_x(move)
+            return
+        rnd = self._round
+        self._undo.append(_new(Undo, (0, move, rnd, t, self._moved, self._belief,
+                                      self._outcome, self._take, self._pos[0])))
+        if isinstance(move, TakeMove):
             self._do_take(move)
-        else:
-            self._do_mr_x(move)
-        self._history.append((0, move, undo.round))
-        if self._outcome is None:
-            self._outcome = self._check_end(undo.round)
+        self._after_mr_x(rnd)
+
+    def _after_mr_x(self, rnd: int) -> None:
+        """The R-END checks after a move of Mr X's (made in round ``rnd``)."""
+        if self._outcome is None and not self._witness[0]:
+            # (Mr X's single or double move changes nothing of the detectives': with a
+            # witness kept, they are not stuck and it is not his turn again)
+            self._outcome = self._check_end(rnd)
             if self._outcome is not None and self._outcome.reason == "detectives_stuck":
                 self._round = self._outcome.round  # the game ended in the round of that move
 
-    def _push_hunter(self, i: int, move: Move) -> None:
-        """Make hunter ``i``'s legal move (a step or a pass), then the R-END checks."""
+    def _step_hunter(self, i: int, move: Move, tk: int, d: int) -> None:
+        """Make hunter ``i``'s legal move: a step to ``d`` with ticket ``tk``, or a pass
+        (``tk`` -1); then the R-END checks."""
         rnd = self._round
         pos = self._pos
-        self._undo.append(_new_undo(Undo, (i, self._turn, self._moved, rnd, self._belief,
-                                           None, self._take, pos[i])))
-        self._history.append((i, move, rnd))
-        tk = move.ticket
-        if tk is not None:
-            d: int = move.to  # type: ignore[assignment]
-            si = self._sup_of[i]
-            if si >= 0:
-                self._sup[si][tk] -= 1
-                if self._handover and not self._unlimited:
+        self._undo.append(_new(Undo, (i, move, rnd, self._turn, self._moved, self._belief,
+                                      None, 0, pos[i])))  # (no take is pending now)
+        if tk >= 0:
+            sup = self._sups[i]
+            if sup is not None:
+                sup[tk] -= 1
+                if self._give:
                     self._sup[0][tk] += 1
-            self._occ = (self._occ & ~(1 << pos[i])) | (1 << d)
+            self._occ ^= _BIT[pos[i]] | _BIT[d]
             pos[i] = d
             if d == pos[0]:
                 self._belief = 1 << d
                 self._outcome = Outcome(Winner.DETECTIVES, Reason.CAUGHT, rnd, self._ids[i])
                 return
-            self._belief &= ~(1 << d)
+            self._belief &= _NOT_BIT[d]
         moved = self._moved | (1 << i)
-        if moved == self._hunters_mask:
+        wrapped = moved == self._hunters_mask
+        if wrapped:
             if rnd >= self._last_round:
                 self._moved = moved
                 self._outcome = Outcome(Winner.MR_X, Reason.SURVIVED, rnd)
@@ -860,35 +996,76 @@ class Game:
                 self._turn = j
             else:
                 self._turn = i + 1
-        # R-END (3) and (4), as _check_end
-        if self._detectives_stuck():
-            self._outcome = Outcome(Winner.MR_X, Reason.DETECTIVES_STUCK, rnd)
-            self._round = rnd  # the game ended in the round of that move
-        elif self._turn == 0 and not self._take and not self._mr_x_can_move():
-            self._outcome = Outcome(Winner.DETECTIVES, Reason.CORNERED, self._round)
+        # R-END (3): the witness (a detective's move that was legal before this one) is still
+        # legal unless its piece moved now or this move took its station (pooled supplies:
+        # or its ticket ran out) -- else look for another
+        k, _wt, wd = self._witness
+        if not k or k == i or wd == d or self._pooled:
+            k = 0
+            if tk >= 0 and i < self._stuck_last and not self._pooled:
+                # the piece that just moved, from its new station, will do while it waits
+                # (free of every piece there is free of the detectives alone)
+                occ = self._occ
+                masks = self._masks
+                sup = self._sups[i]
+                for t in _TBU:
+                    if sup is None or sup[t]:
+                        free = masks[t][d] & ~occ
+                        if free:
+                            self._witness = (i, t, (free & -free).bit_length() - 1)
+                            k = i
+                            break
+            if not k and self._detectives_stuck():
+                self._outcome = Outcome(Winner.MR_X, Reason.DETECTIVES_STUCK, rnd)
+                self._round = rnd  # the game ended in the round of that move
+                return
+        # R-END (4)
+        if wrapped and not self._mr_x_can_move():
+            self._outcome = Outcome(Winner.DETECTIVES, Reason.CORNERED, rnd + 1)
 
-    def _do_mr_x(self, move: Move) -> None:
+    def _push_mr_x(self, move: SingleMove | DoubleMove) -> None:
+        """Make Mr X's legal single or double move."""
+        rnd = self._round
+        self._undo.append(_new(Undo, (0, move, rnd, 0, self._moved, self._belief,
+                                      None, self._take, self._pos[0])))
         sup = self._sup[0]
         occ = self._occ
-        belief = self._belief
-        expand = self.board.expand
+        expand = self._expand
         unlimited = self._unlimited
-        double = move.ticket2 is not None
-        if double:
+        log = self._log
+        shown = self._reveal
+        slot = len(log) + 1
+        tk = move.ticket
+        if tk == BLACK or not unlimited:
+            sup[tk] -= 1
+        if isinstance(move, DoubleMove):
             sup[DOUBLE] -= 1
-        for tk, d in move.steps:
-            if tk == BLACK or not unlimited:
-                sup[tk] -= 1
-            slot = len(self._log) + 1
-            reveal = slot in self._reveal or move.reveal
-            self._log.append(LogEntry(slot, self._round, tk, d, reveal, double, move.reveal))
-            belief = (1 << d) if reveal else expand(belief, 4 if tk == BLACK else tk) & ~occ
-        self._belief = belief
-        self._pos[0] = move.to2 if double else move.to  # type: ignore[assignment]
-        if move.reveal:
-            self._take = self._next_take(1)
+            tk2 = move.ticket2
+            if tk2 == BLACK or not unlimited:
+                sup[tk2] -= 1
+            d = move.to
+            reveal = slot in shown
+            log.append(_new(LogEntry, (slot, rnd, tk, d, reveal, True, False)))
+            belief = (1 << d) if reveal else expand(self._belief, 4 if tk == BLACK else tk) & ~occ
+            d = move.to2
+            reveal = slot + 1 in shown
+            log.append(_new(LogEntry, (slot + 1, rnd, tk2, d, reveal, True, False)))
+            self._belief = (1 << d) if reveal else expand(belief, 4 if tk2 == BLACK else tk2) & ~occ
+            self._pos[0] = d
+        else:
+            d = move.to
+            voluntary = move.reveal
+            reveal = voluntary or slot in shown
+            log.append(_new(LogEntry, (slot, rnd, tk, d, reveal, False, voluntary)))
+            self._belief = (1 << d) if reveal else expand(self._belief, 4 if tk == BLACK else tk) & ~occ
+            self._pos[0] = d
+            if voluntary:
+                self._take = self._next_take(1)
         if not self._take:
-            self._start_hunters()
+            self._turn = 1
+            self._moved = 0
+        if not self._witness[0]:
+            self._after_mr_x(rnd)
 
     def _next_take(self, j: int) -> int:
         while j <= self._nd:
@@ -898,19 +1075,17 @@ class Game:
             j += 1
         return 0
 
-    def _do_take(self, move: Move) -> None:
+    def _do_take(self, move: TakeMove) -> None:
         j = self._take
         tk = move.ticket
-        self._sup[self._sup_of[j]][tk] -= 1  # type: ignore[index]
+        self._sup[self._sup_of[j]][tk] -= 1
         if not self._unlimited:
-            self._sup[0][tk] += 1  # type: ignore[index]
+            self._sup[0][tk] += 1
+        self._witness = (0, 0, 0)  # a detective's ticket went: look for a move again
         self._take = self._next_take(j + 1)
         if not self._take:
-            self._start_hunters()
-
-    def _start_hunters(self) -> None:
-        self._turn = 1
-        self._moved = 0
+            self._turn = 1
+            self._moved = 0
 
     def _check_end(self, move_round: int | None = None) -> Outcome | None:
         """R-END checks after a move (made in ``move_round``): (3) detectives stuck, (4) Mr X
@@ -924,57 +1099,48 @@ class Game:
     def _detectives_stuck(self) -> bool:
         """R-END (3): no detective piece has a legal move, police treated as absent (they
         neither move for the detectives nor block them). With ``police_keep_hunting`` the
-        police count as hunters (and blockers) too."""
+        police count as hunters (and blockers) too. Keeps the move found as the witness."""
         occ = self._occ
         pos = self._pos
-        if self.rules.police_keep_hunting:
-            last = self._n
-        else:
-            last = self._nd + 1
-            for i in range(last, self._n):
-                occ &= ~(1 << pos[i])
+        last = self._stuck_last
+        for i in range(last, self._n):
+            occ &= ~(1 << pos[i])
         masks = self._masks
-        # the witness of the last check: if that move is still legal, some detective can move
-        k, t, d = self._witness
-        if 0 < k < last and not (occ >> d) & 1 and (masks[t][pos[k]] >> d) & 1:
-            sk = self._sup_of[k]
-            if sk < 0 or self._sup[sk][t]:
-                return False
+        sups = self._sups
         for i in range(1, last):
             p = pos[i]
-            si = self._sup_of[i]
-            sup = self._sup[si] if si >= 0 else None
+            sup = sups[i]
             for t in _TBU:
                 if sup is None or sup[t]:
                     free = masks[t][p] & ~occ
                     if free:
                         self._witness = (i, t, (free & -free).bit_length() - 1)
                         return False
+        self._witness = (0, 0, 0)
         return True
 
     def pop(self) -> Move:
         """Unmake the last move and return it."""
         if not self._undo:
             raise GameError("no move to take back")
-        i, turn, moved, rnd, belief, outcome, take, old_pos = self._undo.pop()
-        _, move, _ = self._history.pop()
+        i, move, rnd, turn, moved, belief, outcome, take, old_pos = self._undo.pop()
+        self._witness = (0, 0, 0)  # it may not be legal before this move: find one again
         if i == 0:
             sup = self._sup[0]
-            if move.take_from is not None:
-                j = take
-                self._sup[self._sup_of[j]][move.ticket] += 1  # type: ignore[index]
+            if isinstance(move, TakeMove):
+                self._sup[self._sup_of[take]][move.ticket] += 1
                 if not self._unlimited:
-                    sup[move.ticket] -= 1  # type: ignore[index]
+                    sup[move.ticket] -= 1
             else:
                 steps = move.steps
                 del self._log[len(self._log) - len(steps):]
                 for tk, _d in steps:
                     if tk == BLACK or not self._unlimited:
                         sup[tk] += 1
-                if move.ticket2 is not None:
+                if isinstance(move, DoubleMove):
                     sup[DOUBLE] += 1
                 self._pos[0] = old_pos
-        elif move.ticket is not None:
+        elif isinstance(move, SingleMove):
             tk = move.ticket
             si = self._sup_of[i]
             if si >= 0:
@@ -989,7 +1155,7 @@ class Game:
 
     def peek(self) -> Move | None:
         """The last move made, or ``None``."""
-        return self._history[-1][1] if self._history else None
+        return self._undo[-1].move if self._undo else None
 
     # ---- helpers --------------------------------------------------------------------------------------
     def _piece_index(self, piece: str) -> int:

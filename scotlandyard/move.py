@@ -15,8 +15,9 @@ Notation (see README):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import ClassVar, Literal, TypeVar, cast
 
 
 class Ticket(IntEnum):
@@ -69,86 +70,98 @@ class NotationError(ValueError):
     """A move or record text that does not follow the notation."""
 
 
-@dataclass(frozen=True, slots=True)
 class Move:
-    """One move: a ticket and a station, two of them for a double move, or a pass.
+    """One move. Every move is one of four kinds, each its own class (and ``kind`` tag):
+
+    - :class:`SingleMove` (``kind == "single"``): a ticket and a station, ``T92``; with
+      ``reveal`` for Mr X's voluntary reveal ``T92!``;
+    - :class:`DoubleMove` (``"double"``): Mr X's two steps on a double-move card, ``B58+K74``;
+    - :class:`PassMove` (``"pass"``): a detective or police piece with no legal move;
+    - :class:`TakeMove` (``"take"``): Mr X takes ``ticket`` from ``take_from`` after a voluntary
+      reveal, ``take:D1:B``.
 
     ``piece`` is set only where the detectives choose their order (new edition) and in
-    records; ``reveal`` marks a voluntary reveal; ``take_from`` marks Mr X taking
-    ``ticket`` from that detective after a voluntary reveal.
+    records. Make moves with :meth:`single`, :meth:`double`, :meth:`pass_`, :meth:`take` or
+    :meth:`parse` (interned: equal moves are usually the same object).
+
+    Code that handles every kind reads ``ticket``, ``to``, ``ticket2``, ``to2`` and
+    ``take_from`` on the base: they are ``None`` where the kind has no such field. Narrow with
+    ``isinstance`` (or ``match``) to read them typed: a ``SingleMove``'s ``ticket`` and ``to``
+    are never ``None``.
     """
 
-    ticket: Ticket | None
-    to: int | None
+    __slots__ = ()
+    kind: ClassVar[MoveKind]
+    # the fields of the other kinds, as class attributes: None (or False) where a kind has none
+    ticket: Ticket | None = None
+    to: int | None = None
     ticket2: Ticket | None = None
     to2: int | None = None
     piece: str | None = None
     reveal: bool = False
     take_from: str | None = None
+    is_pass: ClassVar[bool] = False
+    """True for ``pass``."""
+    is_double: ClassVar[bool] = False
+    """True for a double move."""
+    is_take: ClassVar[bool] = False
+    """True for a ``take:Dn:L`` move."""
+
+    def __new__(cls, *args: object, **kwargs: object) -> Move:
+        if cls is Move:
+            raise TypeError("Move is the base of SingleMove, DoubleMove, PassMove and TakeMove: "
+                            "make one with Move.single, Move.double, Move.pass_, Move.take or "
+                            "Move.parse")
+        return object.__new__(cls)
 
     # ---- constructors --------------------------------------------------------------------
     @staticmethod
-    def single(ticket: Ticket, to: int, piece: str | None = None) -> Move:
-        """A one-step move (interned: the same object for the same arguments)."""
-        if piece is None and 0 <= to < len(_SINGLES[0]):
+    def single(ticket: Ticket | int, to: int, piece: str | None = None, *,
+               reveal: bool = False) -> SingleMove:
+        """A one-step move (interned: the same object for the same arguments); ``reveal``
+        for Mr X's voluntary reveal (``T92!``)."""
+        if piece is None and not reveal and 0 <= to < len(_SINGLES[0]):
             return _SINGLES[ticket][to]
-        return _intern(Move(Ticket(ticket), to, piece=piece))
+        return _intern(SingleMove(Ticket(ticket), to, piece, reveal))
 
     @staticmethod
-    def double(t1: Ticket | int, to1: int, t2: Ticket | int, to2: int) -> Move:
+    def double(t1: Ticket | int, to1: int, t2: Ticket | int, to2: int) -> DoubleMove:
         """A double move of two steps (interned: the same object for the same steps)."""
         key = ((t1 * 200 + to1) * 4 + t2) * 200 + to2
         m = _DOUBLES.get(key)
         if m is None:
-            m = _DOUBLES[key] = Move(_TICKETS[t1], to1, _TICKETS[t2], to2)
+            m = _DOUBLES[key] = DoubleMove(_TICKETS[t1], to1, _TICKETS[t2], to2)
         return m
 
     @staticmethod
-    def pass_(piece: str | None = None) -> Move:
+    def pass_(piece: str | None = None) -> PassMove:
         """The pass of a piece that cannot move (R-MOVE-2)."""
-        return PASS if piece is None else _intern(Move(None, None, piece=piece))
+        return PASS if piece is None else _intern(PassMove(piece))
 
     @staticmethod
-    def take(detective: str, ticket: Ticket) -> Move:
+    def take(detective: str, ticket: Ticket | int) -> TakeMove:
         """Mr X takes ``ticket`` from ``detective`` after a voluntary reveal."""
-        return _intern(Move(Ticket(ticket), None, take_from=detective))
+        return _intern(TakeMove(Ticket(ticket), detective))
 
     # ---- queries --------------------------------------------------------------------------
     @property
-    def is_pass(self) -> bool:
-        """True for ``pass``."""
-        return self.ticket is None
-
-    @property
-    def is_double(self) -> bool:
-        """True for a double move."""
-        return self.ticket2 is not None
-
-    @property
-    def is_take(self) -> bool:
-        """True for a ``take:Dn:L`` move."""
-        return self.take_from is not None
-
-    @property
     def steps(self) -> tuple[tuple[Ticket, int], ...]:
         """The (ticket, station) steps: none for a pass or take, two for a double move."""
-        if self.ticket is None or self.to is None:
-            return ()
-        if self.ticket2 is None:
-            return ((self.ticket, self.to),)
-        return ((self.ticket, self.to), (self.ticket2, self.to2))  # type: ignore[return-value]
+        return ()
 
     @property
     def destination(self) -> int | None:
         """Where the piece ends up (``None`` for a pass or take)."""
-        return self.to2 if self.ticket2 is not None else self.to
+        return None
 
     def with_piece(self, piece: str | None) -> Move:
         """The same move with ``piece`` set (or cleared with ``None``)."""
         if piece == self.piece:
             return self
-        return _intern(Move(self.ticket, self.to, self.ticket2, self.to2, piece, self.reveal,
-                            self.take_from))
+        return _intern(self._repiece(piece))
+
+    def _repiece(self, piece: str | None) -> Move:
+        raise NotImplementedError
 
     # ---- notation -------------------------------------------------------------------------
     def __str__(self) -> str:
@@ -156,29 +169,17 @@ class Move:
 
     def notation(self) -> str:
         """The move in notation: ``T92``, ``B58+K74``, ``pass``, ``D2:T92``, ``take:D1:B``."""
-        prefix = f"{self.piece}:" if self.piece else ""
-        if self.take_from is not None:
-            return f"{prefix}take:{self.take_from}:{_LETTERS[self.ticket]}"  # type: ignore[index]
-        if self.ticket is None:
-            return prefix + "pass"
-        text = f"{_LETTERS[self.ticket]}{self.to}"
-        if self.ticket2 is not None:
-            text += f"+{_LETTERS[self.ticket2]}{self.to2}"
-        if self.reveal:
-            text += "!"
-        return prefix + text
+        raise NotImplementedError
+
+    def _prefix(self) -> str:
+        return f"{self.piece}:" if self.piece else ""
 
     def hidden(self, shown: tuple[bool, ...] = (False, False)) -> str:
         """Mr X's move as the detectives see it: stations are ``?`` unless shown.
 
         ``shown[i]`` tells whether step ``i`` is revealed (a reveal slot).
         """
-        if self.ticket is None or self.take_from is not None:
-            return self.notation()
-        parts = []
-        for i, (t, s) in enumerate(self.steps):
-            parts.append(f"{_LETTERS[t]}{s if shown[i] else '?'}")
-        return "+".join(parts) + ("!" if self.reveal else "")
+        return self.notation()
 
     @staticmethod
     def parse(text: str) -> Move:
@@ -236,12 +237,119 @@ class Move:
         if len(steps) == 2:
             if reveal:
                 raise NotationError("a voluntary reveal (!) goes with a single move")
-            mv = Move.double(steps[0][0], steps[0][1], steps[1][0], steps[1][1])
+            mv: Move = Move.double(steps[0][0], steps[0][1], steps[1][0], steps[1][1])
         else:
-            mv = Move.single(steps[0][0], steps[0][1])
-            if reveal:
-                mv = _intern(Move(mv.ticket, mv.to, reveal=True))
+            mv = Move.single(steps[0][0], steps[0][1], reveal=reveal)
         return mv.with_piece(piece)
+
+
+MoveKind = Literal["single", "double", "pass", "take"]
+
+
+@dataclass(frozen=True, slots=True)
+class SingleMove(Move):
+    """A one-step move: ``ticket`` to ``to`` (``T92``; ``T92!`` with a voluntary reveal)."""
+
+    ticket: Ticket = field()
+    to: int = field()
+    piece: str | None = field(default=None)
+    reveal: bool = field(default=False)
+    kind: ClassVar[MoveKind] = "single"
+
+    @property
+    def steps(self) -> tuple[tuple[Ticket, int], ...]:
+        """The one (ticket, station) step."""
+        return ((self.ticket, self.to),)
+
+    @property
+    def destination(self) -> int:
+        """The station moved to."""
+        return self.to
+
+    def _repiece(self, piece: str | None) -> SingleMove:
+        return SingleMove(self.ticket, self.to, piece, self.reveal)
+
+    def notation(self) -> str:
+        """``T92``, ``D2:T92``, ``T92!``."""
+        return f"{self._prefix()}{_LETTERS[self.ticket]}{self.to}{'!' if self.reveal else ''}"
+
+    def hidden(self, shown: tuple[bool, ...] = (False, False)) -> str:
+        """``T?`` (``T92`` where shown)."""
+        return f"{_LETTERS[self.ticket]}{self.to if shown[0] else '?'}{'!' if self.reveal else ''}"
+
+
+@dataclass(frozen=True, slots=True)
+class DoubleMove(Move):
+    """Mr X's double move: ``ticket`` to ``to``, then ``ticket2`` to ``to2`` (``B58+K74``)."""
+
+    ticket: Ticket = field()
+    to: int = field()
+    ticket2: Ticket = field()
+    to2: int = field()
+    piece: str | None = field(default=None)
+    kind: ClassVar[MoveKind] = "double"
+    is_double: ClassVar[bool] = True
+
+    @property
+    def steps(self) -> tuple[tuple[Ticket, int], ...]:
+        """The two (ticket, station) steps."""
+        return ((self.ticket, self.to), (self.ticket2, self.to2))
+
+    @property
+    def destination(self) -> int:
+        """The station of the second step."""
+        return self.to2
+
+    def _repiece(self, piece: str | None) -> DoubleMove:
+        return DoubleMove(self.ticket, self.to, self.ticket2, self.to2, piece)
+
+    def notation(self) -> str:
+        """``B58+K74``."""
+        return (f"{self._prefix()}{_LETTERS[self.ticket]}{self.to}"
+                f"+{_LETTERS[self.ticket2]}{self.to2}")
+
+    def hidden(self, shown: tuple[bool, ...] = (False, False)) -> str:
+        """``B?+K?`` (a station where its step is shown)."""
+        return (f"{_LETTERS[self.ticket]}{self.to if shown[0] else '?'}"
+                f"+{_LETTERS[self.ticket2]}{self.to2 if shown[1] else '?'}")
+
+
+@dataclass(frozen=True, slots=True)
+class PassMove(Move):
+    """The pass of a detective or police piece that cannot move (R-MOVE-2)."""
+
+    piece: str | None = field(default=None)
+    kind: ClassVar[MoveKind] = "pass"
+    is_pass: ClassVar[bool] = True
+
+    def _repiece(self, piece: str | None) -> PassMove:
+        return PassMove(piece)
+
+    def notation(self) -> str:
+        """``pass``, ``D2:pass``."""
+        return self._prefix() + "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class TakeMove(Move):
+    """Mr X takes ``ticket`` from the detective ``take_from`` (R-VAR-EXTRA-REVEAL)."""
+
+    ticket: Ticket = field()
+    take_from: str = field()
+    piece: str | None = field(default=None)
+    kind: ClassVar[MoveKind] = "take"
+    is_take: ClassVar[bool] = True
+
+    def _repiece(self, piece: str | None) -> TakeMove:
+        return TakeMove(self.ticket, self.take_from, piece)
+
+    def notation(self) -> str:
+        """``take:D1:B``."""
+        return f"{self._prefix()}take:{self.take_from}:{_LETTERS[self.ticket]}"
+
+
+AnyMove = SingleMove | DoubleMove | PassMove | TakeMove
+"""Every kind of move, as a union that ``match`` and ``kind`` comparisons narrow."""
 
 
 _PIECE_PREFIX = re.compile(r"^\s*([A-Za-z]\d?)\s*:")
@@ -249,33 +357,34 @@ _TAKE = re.compile(r"take:\s*([A-Za-z]\d?)\s*:\s*([A-Za-z])", re.IGNORECASE)
 _STEP = re.compile(r"([TBUKtbuk])\s*(\d{1,3})")
 
 _INTERNED: dict[Move, Move] = {}
+_M = TypeVar("_M", bound=Move)
 
 
-def _intern(m: Move) -> Move:
+def _intern(m: _M) -> _M:
     got = _INTERNED.get(m)
     if got is None:
         if len(_INTERNED) > 500_000:  # bound the cache in very long-running processes
             _INTERNED.clear()
         _INTERNED[m] = m
-        got = m
-    return got
+        return m
+    return cast(_M, got)  # an equal move is a move of the same class (dataclass equality)
 
 
 _TICKETS = tuple(Ticket)
-_DOUBLES: dict[int, Move] = {}
-_SINGLES: list[list[Move]] = [[Move(Ticket(t), s) for s in range(200)] for t in range(4)]
-PASS = Move(None, None)
+_DOUBLES: dict[int, DoubleMove] = {}
+_SINGLES: list[list[SingleMove]] = [[SingleMove(Ticket(t), s) for s in range(200)] for t in range(4)]
+PASS = PassMove()
 
 
-_PIECE_SINGLES: dict[str, list[list[Move]]] = {}
+_PIECE_SINGLES: dict[str, list[list[SingleMove]]] = {}
 
 
-def piece_singles(piece: str) -> list[list[Move]]:
+def piece_singles(piece: str) -> list[list[SingleMove]]:
     """Interned one-step moves naming ``piece``: ``piece_singles("D2")[ticket][station]``."""
     rows = _PIECE_SINGLES.get(piece)
     if rows is None:
         rows = _PIECE_SINGLES[piece] = [
-            [_intern(Move(Ticket(t), s, piece=piece)) for s in range(200)] for t in range(4)]
+            [_intern(SingleMove(Ticket(t), s, piece)) for s in range(200)] for t in range(4)]
     return rows
 
 

@@ -360,7 +360,8 @@ class Record:
             game = self.replay()
             possible = ""
             kind = "full record"
-        end = game.outcome().describe() if game.is_over() else (  # type: ignore[union-attr]
+        out = game.outcome()
+        end = out.describe() if out is not None else (
             f"unfinished, round {game.round}, {game.to_move} to move")
         return (f"{kind}: {self.preset} rules, {self.rules.detectives} detectives"
                 f"{f' + {self.rules.police} police' if self.rules.police else ''}, "
@@ -768,9 +769,9 @@ def _move_error(ply: int, rm: RecordMove, why: str) -> RecordError:
 def _play(game: Game, moves: Iterable[RecordMove]) -> None:
     """Push every move through the core, checking its piece and round labels."""
     for i, rm in enumerate(moves, 1):
-        if game.is_over():
-            raise _move_error(i, rm, "the game is already over "
-                              f"({game.outcome().describe()})")  # type: ignore[union-attr]
+        out = game.outcome()
+        if out is not None:
+            raise _move_error(i, rm, f"the game is already over ({out.describe()})")
         try:
             move = Move.parse(rm.move)
         except NotationError as exc:
@@ -896,7 +897,7 @@ def _parse_text(text: str) -> Record:
     raw_moves: list[tuple[int, str, str, int | None]] = []
     in_moves = False
     current_round: int | None = None
-    pending: tuple[str, int] | None = None  # a label waiting for its move
+    pending: tuple[str, int, int] | None = None  # a label waiting for its move: piece, line, round
     for n, raw in enumerate(lines, 1):
         line = raw.split(";", 1)[0].strip()
         if not line:
@@ -943,8 +944,8 @@ def _parse_text(text: str) -> Record:
         in_moves = True
         for token in line.split():
             if pending is not None:
-                piece, _ = pending
-                raw_moves.append((current_round, piece, token, n))  # type: ignore[arg-type]
+                piece, _, rnd = pending
+                raw_moves.append((rnd, piece, token, n))
                 pending = None
                 continue
             rm = _ROUND.match(token)
@@ -961,7 +962,7 @@ def _parse_text(text: str) -> Record:
             if lm.group(2):
                 raw_moves.append((current_round, piece, lm.group(2), n))
             else:
-                pending = (piece, n)
+                pending = (piece, n, current_round)
     if pending is not None:
         raise RecordError(f"line {pending[1]}: {pending[0]}: without a move (the file ends)",
                           line=pending[1])
@@ -978,7 +979,11 @@ def _parse_text(text: str) -> Record:
                               line=got[1])
         return int(got[0])
 
-    preset = get("Rules")[0] if get("Rules") else None  # type: ignore[index]
+    def header_value(key: str) -> str | None:
+        got = get(key)
+        return None if got is None else got[0]
+
+    preset = header_value("Rules")
     rules = _rules_from(preset, settings)
     vis = get("Visibility")
     if vis is not None and vis[0] not in ("full", "public"):
@@ -1003,8 +1008,7 @@ def _parse_text(text: str) -> Record:
                           f"{anywhere[0]!r}", line=anywhere[1])
     return _build(rules=rules, preset=preset, hidden=bool(vis and vis[0] == "public"),
                   start_anywhere=bool(anywhere and anywhere[0] == "anywhere"),
-                  event=get("Event")[0] if get("Event") else None,  # type: ignore[index]
-                  date=get("Date")[0] if get("Date") else None,  # type: ignore[index]
+                  event=header_value("Event"), date=header_value("Date"),
                   seed=as_int("Seed"), result=outcome, players=players, start=start,
                   tags=tags, raw_moves=raw_moves)
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from .board import bits_to_set
 from .move import MR_X, TICKET_NAMES, Move, Ticket
@@ -73,9 +73,9 @@ class Outcome:
         return f"{side} won in round {self.round}: {text}."
 
 
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One slot of Mr X's travel log (with the true station; views hide it)."""
+class LogEntry(NamedTuple):
+    """One slot of Mr X's travel log (with the true station; views hide it). A named tuple:
+    the game makes one per step of Mr X, so it is cheap to build."""
 
     slot: int
     round: int
@@ -86,8 +86,19 @@ class LogEntry:
     voluntary: bool
 
 
-# one move of the game's history: (piece index, move, round); views cache on its identity
-HistoryEntry = tuple[int, Move, int]
+class HistoryEntry(Protocol):
+    """One move of the game's history, as views read it (the game's undo record is one);
+    views cache on its identity."""
+
+    @property
+    def piece(self) -> int:
+        """The index of the piece that moved (0: Mr X)."""
+    @property
+    def move(self) -> Move:
+        """The move (Mr X's true move)."""
+    @property
+    def round(self) -> int:
+        """The round it was made in."""
 
 
 class GameFacts(Protocol):
@@ -317,7 +328,7 @@ def build_view(game: GameFacts, piece: str) -> PlayerView:
     history: list[PublicMove] = []
     slot = 0
     for k, hist in enumerate(game.history):
-        i, move, rnd = hist
+        i, move, rnd = hist.piece, hist.move, hist.round
         n = len(move.steps) if i == 0 and move.take_from is None else 0
         if k < len(cache) and cache[k][0] is hist:
             pub, slots_view = cache[k][1]

@@ -24,7 +24,7 @@ indices             name                   meaning
 
 from __future__ import annotations
 
-from ..move import Move, Ticket
+from ..move import DoubleMove, Move, SingleMove, TakeMove, Ticket
 
 STATIONS = 199
 SINGLE = 0
@@ -80,14 +80,14 @@ def describe_action(action: int) -> str:
 def move_actions(move: Move) -> tuple[int, ...]:
     """The actions that play ``move`` once its piece is selected: one for most moves, two for
     a double move (its first step, then the second from the single range)."""
-    if move.take_from is not None:
-        return (TAKE + int(move.ticket),)  # type: ignore[arg-type]
-    if move.ticket is None:
-        return (PASS,)
-    if move.ticket2 is not None:
-        return (step_action(move.ticket, move.to, DOUBLE_FIRST),  # type: ignore[arg-type]
-                step_action(move.ticket2, move.to2))  # type: ignore[arg-type]
-    return (step_action(move.ticket, move.to, REVEAL if move.reveal else SINGLE),)  # type: ignore[arg-type]
+    if isinstance(move, TakeMove):
+        return (TAKE + int(move.ticket),)
+    if isinstance(move, DoubleMove):
+        return (step_action(move.ticket, move.to, DOUBLE_FIRST),
+                step_action(move.ticket2, move.to2))
+    if isinstance(move, SingleMove):
+        return (step_action(move.ticket, move.to, REVEAL if move.reveal else SINGLE),)
+    return (PASS,)
 
 
 def single_move(action: int) -> Move:

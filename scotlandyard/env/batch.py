@@ -508,13 +508,14 @@ class BatchSim:
         """Game ``g``'s moves as ``(piece, Move)`` (needs ``record=True``)."""
         if not self.record:
             raise ValueError("this BatchSim was made with record=False")
-        out = []
+        out: list[tuple[str, Move]] = []
         free = self.rules.free_order
         for code in self.history[g, : self.n_moves[g]].tolist():
             piece = self.pieces[code & 15]
             t1, d1 = ((code >> 4) & 7) - 1, (code >> 7) & 255
             t2, d2 = ((code >> 15) & 7) - 1, (code >> 18) & 255
             prefix = piece if (free and piece != MR_X) else None
+            move: Move
             if t1 < 0:
                 move = Move.pass_(prefix)
             elif t2 >= 0:

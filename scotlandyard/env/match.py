@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..game import Game
-from ..move import MR_X, Move, Ticket
+from ..move import MR_X, Move, TakeMove, Ticket
 from ..rules import Rules
 from .actions import (
     DEFER,
@@ -127,7 +127,7 @@ def actions_from_moves(moves: Sequence[Move], piece: str, pending: tuple[int, in
             if len(acts) == 2 and acts[0] == first:
                 seconds.add(acts[1])
         return sorted(seconds), {}
-    takes = {TAKE + int(m.ticket): m for m in moves if m.take_from is not None}  # type: ignore[arg-type]
+    takes: dict[int, Move] = {TAKE + int(m.ticket): m for m in moves if isinstance(m, TakeMove)}
     if takes:
         return sorted(takes), takes
     firsts = set()
@@ -281,8 +281,7 @@ class Match:
             if piece != MR_X:
                 return "R-MRX: only Mr X makes double moves"
             return "R-MRX-DOUBLE: no legal double move starts with this step"
-        move = Move(Ticket(t), s, reveal=base == REVEAL, piece=self.pointer)
-        return g.why_illegal(move)
+        return g.why_illegal(Move.single(Ticket(t), s, self.pointer, reveal=base == REVEAL))
 
     def check(self, action: object) -> int:
         """``action`` as an int, or :class:`InvalidAction` saying why it is not legal."""

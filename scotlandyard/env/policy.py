@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..ai.base import Agent, Budget, register
-from ..move import MR_X, Move
+from ..move import MR_X, DoubleMove, Move, SingleMove
 from ..view import PlayerView
 from .actions import DEFER, DOUBLE_FIRST, N_ACTIONS, PASS, REVEAL, describe_action, split_step
 from .encoding import ObservationLayout, encode_view
@@ -134,7 +134,7 @@ class PolicyAgent:
             if a == PASS:
                 return next(m for m in mine if m.is_pass)
             _, t, s = split_step(a)
-            return next(m for m in mine if not m.is_pass and int(m.ticket) == t and m.to == s)  # type: ignore[arg-type]
+            return next(m for m in mine if isinstance(m, SingleMove) and m.ticket == t and m.to == s)
 
     def _choose_mr_x(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         acts, takes = actions_from_moves(legal, MR_X, None, False)
@@ -145,11 +145,11 @@ class PolicyAgent:
         if base == DOUBLE_FIRST:
             acts2, _ = actions_from_moves(legal, MR_X, (t, s), False)
             _, t2, s2 = split_step(self._ask(view, MR_X, acts2, pending=(t, s)))
-            return next(m for m in legal if m.is_double and int(m.ticket) == t and m.to == s  # type: ignore[arg-type]
-                        and int(m.ticket2) == t2 and m.to2 == s2)  # type: ignore[arg-type]
+            return next(m for m in legal if isinstance(m, DoubleMove) and m.ticket == t and m.to == s
+                        and m.ticket2 == t2 and m.to2 == s2)
         reveal = base == REVEAL
-        return next(m for m in legal if not m.is_double and m.take_from is None
-                    and int(m.ticket) == t and m.to == s and m.reveal == reveal)  # type: ignore[arg-type]
+        return next(m for m in legal if isinstance(m, SingleMove)
+                    and m.ticket == t and m.to == s and m.reveal == reveal)
 
 
 # ---- loading by name --------------------------------------------------------------------------

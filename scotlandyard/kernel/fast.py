@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from ..board import london
 from ..game import Game
-from ..move import MR_X, Move, Ticket
+from ..move import MR_X, DoubleMove, Move, SingleMove, TakeMove, Ticket
 from ..rules import Rules
 from ..view import PlayerView
 from . import _kernel as K
@@ -333,16 +333,15 @@ def decode(code: int, rules: Rules) -> Move:
 def encode(move: Move, piece: str, rules: Rules) -> int:
     """The kernel code of ``move`` made by ``piece``."""
     i = rules.pieces.index(move.piece or piece)
-    if move.take_from is not None:
-        return int(K.encode(0, K.T_TAKE, int(move.ticket), K.T_NONE,  # type: ignore[arg-type]
+    if isinstance(move, TakeMove):
+        return int(K.encode(0, K.T_TAKE, int(move.ticket), K.T_NONE,
                             rules.pieces.index(move.take_from)))
-    if move.is_pass:
-        return int(K.encode(i, K.T_PASS, 0, K.T_NONE, 0))
-    if move.reveal:
-        return int(K.encode(i, int(move.ticket), move.to, K.T_REVEAL, 0))  # type: ignore[arg-type]
-    if move.is_double:
-        return int(K.encode(i, int(move.ticket), move.to, int(move.ticket2), move.to2))  # type: ignore[arg-type]
-    return int(K.encode(i, int(move.ticket), move.to, K.T_NONE, 0))  # type: ignore[arg-type]
+    if isinstance(move, DoubleMove):
+        return int(K.encode(i, int(move.ticket), move.to, int(move.ticket2), move.to2))
+    if isinstance(move, SingleMove):
+        return int(K.encode(i, int(move.ticket), move.to,
+                            K.T_REVEAL if move.reveal else K.T_NONE, 0))
+    return int(K.encode(i, K.T_PASS, 0, K.T_NONE, 0))
 
 
 def _seed32(seed: int) -> int:
