@@ -113,6 +113,22 @@ def _hunter_rows(board: str, piece: str | None) -> _HunterRows:
 
 
 @cache
+def _mr_x_rows(board: str) -> tuple[tuple[tuple[SingleMove, ...], tuple[int, ...], int], ...]:
+    """Per station: Mr X's one-step moves with every ticket (taxi, bus, underground, black:
+    ``legal_moves()`` order), their destinations, and those as a bitmask."""
+    singles = _single_rows(board, None)
+    out = []
+    for s in range(200):
+        moves = sum((singles[t][0][s] for t in range(4)), ())
+        dests = sum((singles[t][1][s] for t in range(4)), ())
+        mask = 0
+        for d in dests:
+            mask |= 1 << d
+        out.append((moves, dests, mask))
+    return tuple(out)
+
+
+@cache
 def _double_rows(board: str) -> dict[int, tuple[tuple[DoubleMove, ...], tuple[int, ...], int]]:
     """``(t1 * 200 + d1) * 4 + t2`` -> the double moves ``t1 d1 + t2 d2`` (every d2 one line
     of ``t2`` from d1; black: any line), their d2s and the d2s as a bitmask."""
@@ -141,7 +157,7 @@ class _Setup:
 
     __slots__ = ("board", "ids", "index", "n", "nd", "supplies", "sup_of", "give", "pooled",
                  "unlimited", "handover", "free", "reveal", "slots", "last_round", "rows",
-                 "hrows", "extra", "stuck_last", "hunters_mask", "deck", "deck_bits", "all_bits")
+                 "hrows", "xrows", "extra", "stuck_last", "hunters_mask", "deck", "deck_bits", "all_bits")
 
     def __init__(self, rules: Rules) -> None:
         self.board = board = london(rules.board)
@@ -172,6 +188,7 @@ class _Setup:
         self.last_round = rules.last_round
         self.rows = _single_rows(rules.board, None)
         self.hrows = _hunter_rows(rules.board, None)
+        self.xrows = _mr_x_rows(rules.board)
         self.extra = rules.extra_reveal
         # R-END (3): the pieces 1..stuck_last-1 count (and block) in the detectives-stuck test
         self.stuck_last = self.n if rules.police_keep_hunting else nd + 1
@@ -216,7 +233,7 @@ class Game:
         "_undo", "_start", "_start_belief", "_unlimited", "_handover", "_free", "_reveal",
         "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed", "_viewcache",
         "_rows", "_drows", "_witness", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
-        "_give", "_pooled",
+        "_give", "_pooled", "_xrows",
     )
 
     rules: Rules
@@ -244,6 +261,7 @@ class Game:
     _rows: _Rows
     _drows: dict[int, tuple[tuple[DoubleMove, ...], tuple[int, ...], int]] | None
     _hrows: _HunterRows
+    _xrows: tuple[tuple[tuple[SingleMove, ...], tuple[int, ...], int], ...]
     _expand: Callable[[int, int], int]
     _extra: bool
     _stuck_last: int
@@ -296,6 +314,7 @@ class Game:
         self._rows = s.rows
         self._drows = None
         self._hrows = s.hrows
+        self._xrows = s.xrows
         self._expand = s.board.expand
         self._extra = s.extra
         self._stuck_last = s.stuck_last
@@ -633,15 +652,21 @@ class Game:
         rows = self._rows
         masks = self._masks
         unlimited = self._unlimited
-        singles: list[SingleMove] = []
-        for t in (TAXI, BUS, UNDERGROUND, BLACK):
-            if not (sup[t] or (unlimited and t != BLACK)):
-                continue
-            if masks[4 if t == BLACK else t][x] & occ:
-                singles.extend([m for m, d in zip(rows[t][0][x], rows[t][1][x], strict=True)
-                                if not (occ >> d) & 1])
-            else:
-                singles.extend(rows[t][0][x])
+        singles: list[SingleMove]
+        if sup[3] and (unlimited or (sup[0] and sup[1] and sup[2])):  # every ticket at hand
+            row, dests, mask = self._xrows[x]
+            singles = [m for m, d in zip(row, dests, strict=True)
+                       if not occ & _BIT[d]] if mask & occ else list(row)
+        else:
+            singles = []
+            for t in (TAXI, BUS, UNDERGROUND, BLACK):
+                if not (sup[t] or (unlimited and t != BLACK)):
+                    continue
+                if masks[4 if t == BLACK else t][x] & occ:
+                    singles.extend([m for m, d in zip(rows[t][0][x], rows[t][1][x], strict=True)
+                                    if not (occ >> d) & 1])
+                else:
+                    singles.extend(rows[t][0][x])
         out: list[Move] = list(singles)
         slot = len(self._log) + 1
         if self._extra and slot not in self._reveal:

@@ -130,7 +130,7 @@ class Move:
         key = ((t1 * 200 + to1) * 4 + t2) * 200 + to2
         m = _DOUBLES.get(key)
         if m is None:
-            m = _DOUBLES[key] = DoubleMove(_TICKETS[t1], to1, _TICKETS[t2], to2)
+            m = _DOUBLES[key] = _intern(DoubleMove(_TICKETS[t1], to1, _TICKETS[t2], to2))
         return m
 
     @staticmethod
@@ -166,6 +166,9 @@ class Move:
     # ---- notation -------------------------------------------------------------------------
     def __str__(self) -> str:
         return self.notation()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.notation()!r})"
 
     def notation(self) -> str:
         """The move in notation: ``T92``, ``B58+K74``, ``pass``, ``D2:T92``, ``take:D1:B``."""
@@ -246,7 +249,7 @@ class Move:
 MoveKind = Literal["single", "double", "pass", "take"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SingleMove(Move):
     """A one-step move: ``ticket`` to ``to`` (``T92``; ``T92!`` with a voluntary reveal)."""
 
@@ -278,7 +281,7 @@ class SingleMove(Move):
         return f"{_LETTERS[self.ticket]}{self.to if shown[0] else '?'}{'!' if self.reveal else ''}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class DoubleMove(Move):
     """Mr X's double move: ``ticket`` to ``to``, then ``ticket2`` to ``to2`` (``B58+K74``)."""
 
@@ -314,7 +317,7 @@ class DoubleMove(Move):
                 f"+{_LETTERS[self.ticket2]}{self.to2 if shown[1] else '?'}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class PassMove(Move):
     """The pass of a detective or police piece that cannot move (R-MOVE-2)."""
 
@@ -330,7 +333,7 @@ class PassMove(Move):
         return self._prefix() + "pass"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class TakeMove(Move):
     """Mr X takes ``ticket`` from the detective ``take_from`` (R-VAR-EXTRA-REVEAL)."""
 
@@ -374,6 +377,10 @@ _TICKETS = tuple(Ticket)
 _DOUBLES: dict[int, DoubleMove] = {}
 _SINGLES: list[list[SingleMove]] = [[SingleMove(Ticket(t), s) for s in range(200)] for t in range(4)]
 PASS = PassMove()
+for _row in _SINGLES:  # the plain moves are the interned ones (``with_piece(None)`` finds them)
+    for _m in _row:
+        _INTERNED[_m] = _m
+_INTERNED[PASS] = PASS
 
 
 _PIECE_SINGLES: dict[str, list[list[SingleMove]]] = {}

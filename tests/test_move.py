@@ -73,3 +73,49 @@ def test_bad_notation_says_what_is_wrong(text: str, message: str) -> None:
 def test_parse_rejects_non_text() -> None:
     with pytest.raises(NotationError, match="text"):
         Move.parse(92)  # type: ignore[arg-type]
+
+
+def test_move_kinds_are_classes_with_a_kind_tag() -> None:
+    from scotlandyard.move import DoubleMove, PassMove, SingleMove, TakeMove
+    cases = {"T92": (SingleMove, "single"), "T92!": (SingleMove, "single"),
+             "B58+K74": (DoubleMove, "double"), "pass": (PassMove, "pass"),
+             "D2:pass": (PassMove, "pass"), "take:D1:B": (TakeMove, "take")}
+    for text, (cls, kind) in cases.items():
+        m = Move.parse(text)
+        assert type(m) is cls and m.kind == kind and isinstance(m, Move), text
+    single = Move.parse("D2:T92")
+    assert isinstance(single, SingleMove)
+    assert (single.ticket, single.to, single.piece, single.reveal) == (Ticket.TAXI, 92, "D2", False)
+    # the fields a kind lacks read as None (or False) on every move
+    assert (single.ticket2, single.to2, single.take_from) == (None, None, None)
+    p = Move.parse("pass")
+    assert (p.ticket, p.to, p.destination, p.reveal, p.steps) == (None, None, None, False, ())
+    t = Move.parse("take:D1:B")
+    assert (t.to, t.destination, t.steps) == (None, None, ())
+    assert Move.parse("T92!").reveal and Move.parse("T92!") != Move.parse("T92")
+
+
+def test_moves_of_different_kinds_never_compare_equal() -> None:
+    moves = [Move.parse(x) for x in ("T92", "T92!", "D1:T92", "B58+K74", "pass", "D1:pass",
+                                     "take:D1:B")]
+    assert len(set(moves)) == len(moves)
+    assert Move.parse("D1:T92").with_piece(None) is Move.parse("T92")
+    assert Move.parse("B58+K74").with_piece("X").notation() == "X:B58+K74"
+
+
+def test_the_base_class_is_not_a_move() -> None:
+    with pytest.raises(TypeError, match="Move.single"):
+        Move()
+
+
+def test_moves_pickle_to_equal_moves_of_their_kind() -> None:
+    import pickle
+    for text in ("T92", "D2:T92", "T92!", "B58+K74", "pass", "P1:pass", "take:D1:U"):
+        m = Move.parse(text)
+        back = pickle.loads(pickle.dumps(m))
+        assert back == m and type(back) is type(m) and back.notation() == text
+
+
+def test_repr_names_the_kind_and_the_notation() -> None:
+    assert repr(Move.parse("D2:T92")) == "SingleMove('D2:T92')"
+    assert repr(Move.parse("B58+K74")) == "DoubleMove('B58+K74')"
