@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -192,6 +192,56 @@ def sample_path_back(board: Board, final: int, steps: list[tuple[dict[int, int],
         path.append(v)
     path.reverse()
     return path
+
+
+class PathFilter:
+    """Record reconstruction: the forward filter of Mr X's paths over public facts, then
+    paths drawn uniformly among those that fit (:meth:`paths`).
+
+    Start with the path counts of his possible start stations and the hunters' stations;
+    feed the public moves in order (:meth:`mr_x` with his steps as ``(ticket, station shown
+    or None)``, :meth:`hunter` for each detective or police move). Each returns False once no
+    station fits."""
+
+    def __init__(self, board: Board, weights: Mapping[int, int], hunters: Mapping[str, int]) -> None:
+        self.board = board
+        self.weights: dict[int, int] = dict(weights)
+        self.hunters = dict(hunters)
+        self.steps: list[tuple[dict[int, int], int]] = []  # (counts before, ticket) per step
+
+    def mr_x(self, steps: Sequence[tuple[int, int | None]]) -> bool:
+        """Mr X's move: his steps as ``(ticket, shown station or None)``."""
+        occ = set_to_bits(self.hunters.values())
+        w = self.weights
+        for t, shown in steps:
+            before = w
+            nw = step_path_counts(self.board, before, int(t), occ)
+            if shown is not None:
+                nw = {shown: nw[shown]} if shown in nw else {}
+            self.steps.append((before, int(t)))
+            w = nw
+        self.weights = w
+        return bool(w)
+
+    def hunter(self, piece: str, station: int, caught: bool = False) -> bool:
+        """A detective's or police piece's move to ``station`` (``caught``: the game's last
+        move, which caught Mr X there)."""
+        w = self.weights
+        if caught:
+            self.weights = {station: w[station]} if station in w else {}
+        else:
+            w.pop(station, None)
+        self.hunters[piece] = station
+        return bool(self.weights)
+
+    def paths(self, rng: random.Random) -> Iterator[list[int]]:
+        """Mr X's stations (start first), one path per final station that fits: each final
+        drawn in proportion to its paths (without repeats), its path uniformly among them."""
+        candidates = dict(self.weights)
+        while candidates:
+            final = draw_weighted(candidates, rng)
+            del candidates[final]
+            yield sample_path_back(self.board, final, self.steps, rng)
 
 
 def count_mr_x_moves(board: Board, at: int, tickets: list[int], unlimited: bool, occ: int,

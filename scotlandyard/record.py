@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .belief import draw_weighted, sample_path_back, step_path_counts
+from .belief import PathFilter
 from .board import london
 from .game import Game, GameError, Outcome, Reason, Winner
 from .move import MR_X, Move, NotationError, is_piece_id, parse_hidden
@@ -614,12 +614,9 @@ class Record:
 
     def _reconstruct_from(self, weights: dict[int, int], hunters: dict[str, int],
                           rng: random.Random) -> Game:
-        """Forward filter (path counts per station) then backward sampling; see reconstruct."""
-        board = london(self.rules.board)
-        hunters = dict(hunters)
-        w: dict[int, int] = dict(weights)
-        # for the backward pass: per hidden step, (move index, weights before, ticket, occupied)
-        steps: list[tuple[int, dict[int, int], int, int]] = []
+        """The public moves through belief's :class:`~.belief.PathFilter`, then a game for
+        each path it draws until one gives the record's result; see reconstruct."""
+        filt = PathFilter(london(self.rules.board), weights, hunters)
         n = len(self.moves)
         caught_last = self.result is not None and self.result.reason == "caught"
         fail: int | None = None
@@ -627,32 +624,15 @@ class Record:
             if rm.piece == MR_X:
                 if rm.move.lower().startswith("take:"):
                     continue
-                occ = 0
-                for s in hunters.values():
-                    occ |= 1 << s
-                for t, shown in parse_hidden(rm.move):
-                    before = w
-                    nw = step_path_counts(board, before, int(t), occ)
-                    if shown is not None:
-                        nw = {shown: nw[shown]} if shown in nw else {}
-                    steps.append((i, before, int(t), occ))
-                    w = nw
-                if not w:
-                    fail = i
-                    break
+                ok = filt.mr_x([(int(t), shown) for t, shown in parse_hidden(rm.move)])
             else:
-                mv = Move.parse(rm.move)
-                if mv.destination is None:
+                d = Move.parse(rm.move).destination
+                if d is None:
                     continue
-                d = mv.destination
-                if caught_last and i == n - 1:
-                    w = {d: w[d]} if d in w else {}
-                else:
-                    w.pop(d, None)
-                hunters[rm.piece] = d
-                if not w:
-                    fail = i
-                    break
+                ok = filt.hunter(rm.piece, d, caught=caught_last and i == n - 1)
+            if not ok:
+                fail = i
+                break
         if fail is not None:
             # an earlier illegal detective move explains more than an empty belief does
             prefix = dataclasses.replace(self, moves=self.moves[:fail], result=None)
@@ -667,12 +647,8 @@ class Record:
                 f"{_where(fail + 1, rm)}: no station of Mr X fits the public facts after this "
                 "move (R-BELIEF: his tickets, the reveals and the detectives' stations leave no "
                 "possible location)", ply=fail + 1, round=rm.round, piece=rm.piece, line=rm.line)
-        candidates = dict(w)
         last_error: RecordError | None = None
-        while candidates:
-            final = draw_weighted(candidates, rng)
-            del candidates[final]
-            path = sample_path_back(board, final, [(b, t) for _i, b, t, _o in steps], rng)
+        for path in filt.paths(rng):
             game = self._new_game({**self.start, MR_X: path[0]})
             _play(game, self._filled(path[1:]))
             try:
