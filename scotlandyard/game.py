@@ -63,7 +63,6 @@ class Undo(NamedTuple):
 
 
 _BIT = tuple(1 << s for s in range(256))  # _BIT[s]: station s as a bitset
-_NOT_BIT = tuple(~b for b in _BIT)  # every station but s
 
 
 _Rows = tuple[tuple[tuple[tuple[SingleMove, ...], ...], tuple[tuple[int, ...], ...]], ...]
@@ -129,9 +128,10 @@ def _mr_x_rows(board: str) -> tuple[tuple[tuple[SingleMove, ...], tuple[int, ...
 
 
 @cache
-def _double_rows(board: str) -> dict[int, tuple[tuple[DoubleMove, ...], tuple[int, ...], int]]:
-    """``(t1 * 200 + d1) * 4 + t2`` -> the double moves ``t1 d1 + t2 d2`` (every d2 one line
-    of ``t2`` from d1; black: any line), their d2s and the d2s as a bitmask."""
+def _double_rows(board: str) -> tuple[tuple[tuple[DoubleMove, ...], tuple[int, ...], int], ...]:
+    """At ``800 + (t1 * 200 + d1) * 4 + t2``: the double moves ``t1 d1 + t2 d2`` (every d2
+    one line of ``t2`` from d1; black: any line), their d2s and the d2s as a bitmask; at
+    ``799 - (t1 * 200 + d1)``: those of every ``t2`` (for a supply that has them all)."""
     singles = _single_rows(board, None)
     out = {}
     for t1 in range(4):
@@ -148,7 +148,8 @@ def _double_rows(board: str) -> dict[int, tuple[tuple[DoubleMove, ...], tuple[in
             out[-1 - (t1 * 200 + d1)] = (sum((q[0] for q in parts), ()),
                                          sum((q[1] for q in parts), ()),
                                          parts[0][2] | parts[1][2] | parts[2][2] | parts[3][2])
-    return out
+    empty: tuple[tuple[DoubleMove, ...], tuple[int, ...], int] = ((), (), 0)
+    return tuple(out.get(k - 800, empty) for k in range(4000))
 
 
 class _Setup:
@@ -259,7 +260,7 @@ class Game:
     _nb: tuple[tuple[tuple[int, ...], ...], ...]
     _masks: tuple[tuple[int, ...], ...]
     _rows: _Rows
-    _drows: dict[int, tuple[tuple[DoubleMove, ...], tuple[int, ...], int]] | None
+    _drows: tuple[tuple[tuple[DoubleMove, ...], tuple[int, ...], int], ...] | None
     _hrows: _HunterRows
     _xrows: tuple[tuple[tuple[SingleMove, ...], tuple[int, ...], int], ...]
     _expand: Callable[[int, int], int]
@@ -285,6 +286,9 @@ class Game:
 
         Prefer :meth:`new`. Raises :class:`GameError` for a bad set-up (R-SETUP).
         """
+        self._set_up(rules, start, True)
+
+    def _set_up(self, rules: Rules, start: dict[str, int], check: bool) -> None:
         s = _setup(rules)
         self.rules = rules
         self.board = s.board
@@ -293,7 +297,8 @@ class Game:
         self._index = s.index
         self._n = s.n
         self._nd = s.nd
-        self._check_start(start)
+        if check:
+            self._check_start(start)
         self._pos = pos = [start[p] for p in ids]
         self._start = dict(zip(ids, pos, strict=True))
         # supplies: 0 is Mr X's [T, B, U, K, 2]; detectives' [T, B, U] follow; pooled
@@ -365,9 +370,11 @@ class Game:
         """A new game. Start stations are drawn from the edition's decks (R-SETUP) with
         ``random.Random(seed)``, or given as ``start={"X": 132, "D1": 13, ...}``."""
         rules = rules or Rules.classic()
-        if start is None:
-            start = cls.draw_start(rules, seed)
-        game = cls(rules, dict(start))
+        if start is None:  # drawn from the decks: a valid set-up (R-SETUP)
+            game = cls.__new__(cls)
+            game._set_up(rules, cls.draw_start(rules, seed), False)
+        else:
+            game = cls(rules, dict(start))
         game.seed = seed
         return game
 
@@ -680,7 +687,7 @@ class Game:
             for m in singles:
                 t1 = m.ticket
                 if full:
-                    mv, ds, mask = drows[-1 - (t1 * 200 + m.to)]
+                    mv, ds, mask = drows[799 - (t1 * 200 + m.to)]
                     if not mask & occ:
                         out.extend(mv)
                         continue
@@ -689,13 +696,13 @@ class Game:
                     sup[t1] -= 1
                 first = t1 * 200 + m.to
                 if sup[3] and (unlimited or (sup[0] and sup[1] and sup[2])):
-                    mv, ds, mask = drows[-1 - first]
+                    mv, ds, mask = drows[799 - first]
                     if not mask & occ:
                         out.extend(mv)
                         if spend:
                             sup[t1] += 1
                         continue
-                base = first * 4
+                base = 800 + first * 4
                 for t2 in (TAXI, BUS, UNDERGROUND, BLACK):
                     if not (sup[t2] or (unlimited and t2 != BLACK)):
                         continue
@@ -1001,7 +1008,9 @@ class Game:
                 self._belief = 1 << d
                 self._outcome = Outcome(Winner.DETECTIVES, Reason.CAUGHT, rnd, self._ids[i])
                 return
-            self._belief &= _NOT_BIT[d]
+            bit = _BIT[d]
+            if self._belief & bit:
+                self._belief ^= bit
         moved = self._moved | (1 << i)
         wrapped = moved == self._hunters_mask
         if wrapped:
