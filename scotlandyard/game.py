@@ -994,21 +994,22 @@ class Game:
         (``tk`` -1); then the R-END checks."""
         rnd = self._round
         pos = self._pos
+        old = pos[i]
         self._undo.append(_new(Undo, (i, move, rnd, self._turn, self._moved, self._belief,
-                                      None, 0, pos[i])))  # (no take is pending now)
+                                      None, 0, old)))  # (no take is pending now)
         if tk >= 0:
             sup = self._sups[i]
             if sup is not None:
                 sup[tk] -= 1
                 if self._give:
                     self._sup[0][tk] += 1
-            self._occ ^= _BIT[pos[i]] | _BIT[d]
+            bit = _BIT[d]
+            self._occ ^= _BIT[old] | bit
             pos[i] = d
             if d == pos[0]:
-                self._belief = 1 << d
+                self._belief = bit
                 self._outcome = Outcome(Winner.DETECTIVES, Reason.CAUGHT, rnd, self._ids[i])
                 return
-            bit = _BIT[d]
             if self._belief & bit:
                 self._belief ^= bit
         moved = self._moved | (1 << i)
