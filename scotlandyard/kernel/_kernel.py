@@ -580,6 +580,12 @@ def gen_mrx_raw(st, ru, bd, filt, buf, sc):
     return k
 
 
+# gen_legal calls this name: the same function, which the compiled path inlines there (its
+# unfiltered moves are the move generator of perft, Position and the loops over many games);
+# the search's filtered generator (gen_mrx) keeps a plain call.
+gen_mrx_raw_i = gen_mrx_raw
+
+
 def gen_mrx(st, ru, bd, filt, buf, sc):
     """Mr X's moves into ``buf``; return their number.
 
@@ -609,7 +615,7 @@ def gen_legal(st, ru, bd, buf, sc):
         return 0
     if st[ST_TURN] != 0:
         return gen_hunters(st, ru, bd, buf)
-    k = gen_mrx_raw(st, ru, bd, 0, buf, sc)
+    k = gen_mrx_raw_i(st, ru, bd, 0, buf, sc)
     if st[ST_TAKE] == 0 and ru[RU_XREV] != 0 and ru[RU_REV + st[ST_NLOG] + 1] == 0:
         n = k
         for j in range(n):

@@ -39,7 +39,7 @@ _KERNEL_FUNCS = (
     "choose_hunter", "playout", "playout_many", "reward", "hkey", "selection_score",
     "backpropagate", "mcts_iterate", "gen_legal", "next_take", "save_state", "load_state", "perft",
     "random_games", "batch_record", "batch_play", "batch_count", "batch_fill", "batch_check",
-    "gen_legal_i", "apply_move_i",
+    "gen_legal_i", "apply_move_i", "gen_mrx_raw_i",
 )
 
 #: Kernel functions with a ``prange`` loop: compiled with ``parallel=True``.
@@ -54,7 +54,7 @@ _INLINE = frozenset({
     "hunter_can_move", "mrx_can_move", "is_ferry", "ticket_row", "set_belief_single", "bel_has",
     "set_occupied", "bel_drop", "move_hunter", "bel_expand", "next_take", "all_taxi_only",
     "gen_hunter", "gen_hunters", "mrx_singles", "check_end", "mrx_step", "batch_record",
-    "gen_legal_i", "apply_move_i",
+    "gen_legal_i", "apply_move_i", "gen_mrx_raw_i",
 })
 
 OUTCOMES = {
