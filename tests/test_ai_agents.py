@@ -30,6 +30,7 @@ CASES = [
     ("lookahead", "mr_x", {}, Budget(playouts=150)),
     ("lookahead", "detectives", {}, Budget(playouts=15)),
     ("mcts", "mr_x", PURE, SMALL),
+    ("mcts", "mr_x", {**PURE, "mr_x_model": "hypothesis"}, SMALL),
     ("mcts", "detectives", PURE, SMALL),
     ("nw", "mr_x", PURE, SMALL),
     ("nw", "detectives", PURE, SMALL),
@@ -37,7 +38,8 @@ CASES = [
       for side in ("mr_x", "detectives")],
 ]
 DETECTIVE_CASES = [c for c in CASES if c[1] == "detectives"]
-IDS = [f"{n}-{s}" for n, s, _, _ in CASES]
+IDS = [f"{n}-{s}" + ("-" + o["mr_x_model"] if "mr_x_model" in o else "")
+       for n, s, o, _ in CASES]
 
 
 def _play(rules: Rules, agent: Agent, side: str, seed: int, budget: Budget, plies: int) -> int:
