@@ -146,7 +146,11 @@ def test_ai_mr_x_reply_time_does_not_follow_his_legal_moves(tmp_path, monkeypatc
     print(f"paced={paced}: Spearman(reply time, Mr X's legal moves) = {rho:.2f} "
           f"over {len(times)} moves; replies {min(times):.3f}..{max(times):.3f} s")
     if paced:
-        assert abs(rho) < 0.5 and sorted(times)[len(times) // 2] >= 0.3  # paced at 0.4 s
+        # Every reply comes at the pace (0.4 s), whatever the think took (0.02..0.3 s here): what
+        # is left is the event loop's scheduling jitter, a few ms on a quiet machine, far below
+        # the think-time range an observer could rank. (A rank correlation over that jitter is
+        # noise-dominated at 30 samples, so the bound is on the spread itself.)
+        assert min(times) >= 0.39 and max(times) - min(times) < 0.08, (min(times), max(times))
     else:  # the leak this guards against, measured on the same server with pacing off
         assert rho > 0.6
 
