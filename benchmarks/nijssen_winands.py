@@ -542,21 +542,18 @@ def main(argv: list[str] | None = None) -> None:
             args.workers = len(os.sched_getaffinity(0))
         except AttributeError:
             args.workers = os.cpu_count() or 1
-    if args.versus:
-        try:
-            vrows = run_versus(args)
-        except ArenaError as exc:
-            raise SystemExit(f"error: {exc}") from None
+    try:
+        vrows = run_versus(args) if args.versus else None
+        rows = run(args) if vrows is None else []
+    except ArenaError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    if vrows is not None:
         vtext = versus_table(vrows)
         print(vtext)
         if args.write:
             write_versus(Path(args.doc), vtext, args)
             print(f"written to {args.doc}", file=sys.stderr)
         return
-    try:
-        rows = run(args)
-    except ArenaError as exc:
-        raise SystemExit(f"error: {exc}") from None
     text = table(rows)
     print(text)
     print(summary(rows))
