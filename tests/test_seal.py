@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from scotlandyard.board import london
 from scotlandyard.server.app import create_app
 from scotlandyard.server.seal import commitment, verify_seal
 
@@ -54,6 +55,20 @@ def forge(state: dict, slot: int, station: int) -> dict:
     return out
 
 
+def unreachable_forgery(state: dict) -> tuple[int, int]:
+    """(slot, station): Mr X's first hidden slot and a station no ticket reaches from where he
+    stood before it (two or more steps away even with the ferry), so a journey through it is
+    illegal whatever the logged ticket. (A fixed far station is not enough: the random game may
+    have started next to it.)"""
+    hidden = next(e for e in state["view"]["log"] if not e["reveal"])
+    stations = {o["slot"]: o["station"] for o in state["openings"]}
+    before = stations.get(hidden["slot"] - 1, state["view"]["start"]["X"])
+    board = london("classic")
+    far = next(s for s in (199, 1, 108, 46, 153) if s != hidden["station"]
+               and board.distance(before, s, ferry=True) >= 2)
+    return hidden["slot"], far
+
+
 def test_an_honest_game_verifies(finished):
     report = verify_seal(finished)
     assert report.ok, report.problems
@@ -61,9 +76,7 @@ def test_an_honest_game_verifies(finished):
 
 
 def test_a_forged_path_with_matching_hashes_is_rejected(finished):
-    hidden = next(e for e in finished["view"]["log"] if not e["reveal"])
-    far = 199 if hidden["station"] != 199 else 1   # 1 -> 199 -> 1 by taxi cannot be
-    report = verify_seal(forge(finished, hidden["slot"], far))
+    report = verify_seal(forge(finished, *unreachable_forgery(finished)))
     assert not report.ok
     assert any("not legal" in p for p in report.problems), report.problems
 
@@ -81,9 +94,8 @@ def test_scotlandyard_verify_offline(finished, tmp_path: Path):
     out = subprocess.run([sys.executable, "-m", "scotlandyard", "verify", str(good)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "OK:" in out.stdout, out.stderr
-    hidden = next(e for e in finished["view"]["log"] if not e["reveal"])
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(forge(finished, hidden["slot"], 199 if hidden["station"] != 199 else 1)))
+    bad.write_text(json.dumps(forge(finished, *unreachable_forgery(finished))))
     out = subprocess.run([sys.executable, "-m", "scotlandyard", "verify", str(bad)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "NOT honest" in out.stdout + out.stderr
