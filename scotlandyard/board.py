@@ -135,7 +135,10 @@ class Board:
         This is the possible-location step: station by station for a few stations, a byte of
         stations at a time otherwise.
         """
-        if bits.bit_count() <= 8:  # few stations: their masks (a small table, kept in cache)
+        n = bits.bit_count()
+        if n == 1:  # one station (after a reveal): its mask
+            return self.masks[transport][bits.bit_length() - 1]
+        if n <= 8:  # few stations: their masks (a small table, kept in cache)
             masks = self.masks[transport]
             out = 0
             while bits:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar, cast
 
 from .board import Board, bits_to_set, iter_bits, london
 from .move import (
@@ -62,12 +62,17 @@ class Undo(NamedTuple):
     station: int        # the moving piece's station before the move
 
 
+_UndoTuple = tuple[int, Move, int, int, int, int, Outcome | None, int, int]
+"""An :class:`Undo` record's fields as a plain tuple: what ``push`` stores (a plain tuple is
+cheaper to make than a named one); :attr:`Game.history` names them when it is read."""
+
+
 _BIT = tuple(1 << s for s in range(256))  # _BIT[s]: station s as a bitset
 
 
 _Rows = tuple[tuple[tuple[tuple[SingleMove, ...], ...], tuple[tuple[int, ...], ...]], ...]
-_new = tuple.__new__  # Undo(...) and LogEntry(...) through tuple.__new__: the same value,
-                      # without the Python-level __new__ of a NamedTuple (make/unmake is hot)
+_new = tuple.__new__  # LogEntry(...) through tuple.__new__: the same value, without the
+                      # Python-level __new__ of a NamedTuple (make/unmake is hot)
 
 
 @cache
@@ -84,72 +89,65 @@ def _single_rows(board: str, piece: str | None) -> _Rows:
     return tuple(out)
 
 
-_HunterRows = tuple[tuple[tuple[tuple[SingleMove, ...], tuple[int, ...], int], ...], ...]
+_M = TypeVar("_M", SingleMove, DoubleMove)
+_Row = tuple[tuple[SingleMove, ...], tuple[int, ...], int]
+"""A row of moves: the moves, one bit per move (its destination: ``1 << station``), and the
+union of those bits (a row none of whose stations is taken is legal whole)."""
+_DoubleRow = tuple[tuple[DoubleMove, ...], tuple[int, ...], int]
+_HunterRows = tuple[tuple[_Row, ...], ...]
+
+
+def _row(moves: Sequence[tuple[_M, ...]], dests: Sequence[tuple[int, ...]], avail: int
+         ) -> tuple[tuple[_M, ...], tuple[int, ...], int]:
+    """The row of the tickets of ``avail`` (bit ``t``: ticket ``t``), in ticket order, from
+    each ticket's ``moves`` and their ``dests``."""
+    row: tuple[_M, ...] = ()
+    bits: tuple[int, ...] = ()
+    for t, (ms, ds) in enumerate(zip(moves, dests, strict=True)):
+        if (avail >> t) & 1:
+            row += ms
+            bits += tuple(_BIT[d] for d in ds)
+    mask = 0
+    for bit in bits:
+        mask |= bit
+    return row, bits, mask
 
 
 @cache
 def _hunter_rows(board: str, piece: str | None) -> _HunterRows:
-    """``[avail][station]``: a hunter's one-step moves (naming ``piece`` where the order is
-    free; in ``legal_moves()`` order), their destinations, and those as a bitmask, for the
-    tickets it holds: ``avail`` bit 0 taxi, 1 bus, 2 underground."""
+    """``[avail][station]``: a hunter's row of one-step moves (naming ``piece`` where the
+    order is free; in ``legal_moves()`` order) for the tickets it holds: ``avail`` bit 0
+    taxi, 1 bus, 2 underground."""
     singles = _single_rows(board, piece)
-    out = []
-    for avail in range(8):
-        per: list[tuple[tuple[SingleMove, ...], tuple[int, ...], int]] = []
-        for s in range(200):
-            moves: tuple[SingleMove, ...] = ()
-            dests: tuple[int, ...] = ()
-            for t in _TBU:
-                if (avail >> t) & 1:
-                    moves += singles[t][0][s]
-                    dests += singles[t][1][s]
-            mask = 0
-            for d in dests:
-                mask |= 1 << d
-            per.append((moves, dests, mask))
-        out.append(tuple(per))
-    return tuple(out)
+    return tuple(tuple(_row([singles[t][0][s] for t in _TBU], [singles[t][1][s] for t in _TBU],
+                            avail) for s in range(200)) for avail in range(8))
 
 
 @cache
-def _mr_x_rows(board: str) -> tuple[tuple[tuple[SingleMove, ...], tuple[int, ...], int], ...]:
-    """Per station: Mr X's one-step moves with every ticket (taxi, bus, underground, black:
-    ``legal_moves()`` order), their destinations, and those as a bitmask."""
+def _mr_x_rows(board: str) -> tuple[tuple[_Row, ...], ...]:
+    """``[avail][station]``: Mr X's row of one-step moves for the tickets he holds
+    (``avail`` bit 0 taxi, 1 bus, 2 underground, 3 black; in ``legal_moves()`` order: taxi,
+    bus, underground, black)."""
     singles = _single_rows(board, None)
-    out = []
-    for s in range(200):
-        moves = sum((singles[t][0][s] for t in range(4)), ())
-        dests = sum((singles[t][1][s] for t in range(4)), ())
-        mask = 0
-        for d in dests:
-            mask |= 1 << d
-        out.append((moves, dests, mask))
-    return tuple(out)
+    return tuple(tuple(_row([singles[t][0][s] for t in range(4)],
+                            [singles[t][1][s] for t in range(4)], avail)
+                       for s in range(200)) for avail in range(16))
 
 
 @cache
-def _double_rows(board: str) -> tuple[tuple[tuple[DoubleMove, ...], tuple[int, ...], int], ...]:
-    """At ``800 + (t1 * 200 + d1) * 4 + t2``: the double moves ``t1 d1 + t2 d2`` (every d2
-    one line of ``t2`` from d1; black: any line), their d2s and the d2s as a bitmask; at
-    ``799 - (t1 * 200 + d1)``: those of every ``t2`` (for a supply that has them all)."""
+def _double_rows(board: str) -> tuple[_DoubleRow, ...]:
+    """At ``(t1 * 200 + d1) * 16 + avail``: the row of double moves ``t1 d1 + t2 d2`` whose
+    second step pays with a ticket of ``avail`` (bits as in :func:`_mr_x_rows`; every d2 one
+    line of ``t2`` from d1, black: any line), in ``legal_moves()`` order."""
     singles = _single_rows(board, None)
-    out = {}
+    out: list[_DoubleRow] = [((), (), 0)] * (4 * 200 * 16)
     for t1 in range(4):
         for d1 in range(1, 200):
-            for t2 in range(4):
-                dests = singles[t2][1][d1]
-                mask = 0
-                for d in dests:
-                    mask |= 1 << d
-                out[(t1 * 200 + d1) * 4 + t2] = (
-                    tuple(Move.double(t1, d1, t2, d2) for d2 in dests), dests, mask)
-            # key -1 - (t1 * 200 + d1): every second step, for a supply that has them all
-            parts = [out[(t1 * 200 + d1) * 4 + t2] for t2 in range(4)]
-            out[-1 - (t1 * 200 + d1)] = (sum((q[0] for q in parts), ()),
-                                         sum((q[1] for q in parts), ()),
-                                         parts[0][2] | parts[1][2] | parts[2][2] | parts[3][2])
-    empty: tuple[tuple[DoubleMove, ...], tuple[int, ...], int] = ((), (), 0)
-    return tuple(out.get(k - 800, empty) for k in range(4000))
+            dests = [singles[t2][1][d1] for t2 in range(4)]
+            moves = [tuple(Move.double(t1, d1, t2, d2) for d2 in dests[t2]) for t2 in range(4)]
+            for avail in range(16):
+                out[(t1 * 200 + d1) * 16 + avail] = _row(moves, dests, avail)
+    return tuple(out)
 
 
 class _Setup:
@@ -157,7 +155,7 @@ class _Setup:
     :func:`_setup`)."""
 
     __slots__ = ("board", "ids", "index", "n", "nd", "supplies", "sup_of", "give", "pooled",
-                 "unlimited", "handover", "free", "reveal", "slots", "last_round", "rows",
+                 "unlimited", "handover", "free", "reveal", "slots", "last_round",
                  "hrows", "xrows", "extra", "stuck_last", "hunters_mask", "deck", "deck_bits", "all_bits")
 
     def __init__(self, rules: Rules) -> None:
@@ -187,7 +185,6 @@ class _Setup:
         self.reveal = frozenset(rules.reveal_slots)
         self.slots = rules.log_slots
         self.last_round = rules.last_round
-        self.rows = _single_rows(rules.board, None)
         self.hrows = _hunter_rows(rules.board, None)
         self.xrows = _mr_x_rows(rules.board)
         self.extra = rules.extra_reveal
@@ -233,8 +230,8 @@ class Game:
         "_round", "_turn", "_moved", "_log", "_take", "_outcome", "_belief",
         "_undo", "_start", "_start_belief", "_unlimited", "_handover", "_free", "_reveal",
         "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed", "_viewcache",
-        "_rows", "_drows", "_witness", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
-        "_give", "_pooled", "_xrows",
+        "_drows", "_witness", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
+        "_give", "_pooled", "_xrows", "_pass_token",
     )
 
     rules: Rules
@@ -259,14 +256,14 @@ class Game:
     _last_round: int
     _nb: tuple[tuple[tuple[int, ...], ...], ...]
     _masks: tuple[tuple[int, ...], ...]
-    _rows: _Rows
-    _drows: tuple[tuple[tuple[DoubleMove, ...], tuple[int, ...], int], ...] | None
+    _drows: tuple[_DoubleRow, ...] | None
     _hrows: _HunterRows
-    _xrows: tuple[tuple[tuple[SingleMove, ...], tuple[int, ...], int], ...]
+    _xrows: tuple[tuple[_Row, ...], ...]
     _expand: Callable[[int, int], int]
     _extra: bool
     _stuck_last: int
     _witness: tuple[int, int, int]
+    _pass_token: object
     _occ: int
     _hunters_mask: int
     _round: int
@@ -274,7 +271,7 @@ class Game:
     _moved: int
     _take: int
     _log: list[LogEntry]
-    _undo: list[Undo]
+    _undo: list[_UndoTuple]  # plain tuples at the end, Undo records below (see history)
     _viewcache: dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]]
     _outcome: Outcome | None
     _start_belief: int
@@ -316,7 +313,6 @@ class Game:
         self._last_round = s.last_round
         self._nb = s.board.neighbours
         self._masks = s.board.masks
-        self._rows = s.rows
         self._drows = None
         self._hrows = s.hrows
         self._xrows = s.xrows
@@ -326,6 +322,7 @@ class Game:
         # (detective, ticket, station): a legal move of a detective now, kept valid by every
         # push (or reset to piece 0: "not known", and the next test looks for one)
         self._witness = (0, 0, 0)
+        self._pass_token = None  # see push: the newest record when legal_moves() offered a pass
         occ = 0
         for i in range(1, s.n):
             occ |= 1 << pos[i]
@@ -336,7 +333,7 @@ class Game:
         self._moved = 0
         self._take = 0
         self._log = []
-        self._undo = []  # the history: one record per move made
+        self._undo = []  # the history: one record per move made (see history)
         self._viewcache = {False: [], True: []}
         self._outcome = None
         cand = s.deck_bits if start[MR_X] in s.deck else s.all_bits
@@ -545,7 +542,7 @@ class Game:
     @property
     def moves(self) -> list[tuple[str, Move]]:
         """Every move made so far, as (piece, move)."""
-        return [(self._ids[u.piece], u.move) for u in self._undo]
+        return [(self._ids[u[0]], u[1]) for u in self._undo]
 
     @property
     def ply(self) -> int:
@@ -579,8 +576,17 @@ class Game:
     @property
     def history(self) -> Sequence[Undo]:
         """Every move made so far, each with its ``piece`` (index), ``move`` and ``round``
-        (Mr X's true moves; the records are the undo stack's)."""
-        return self._undo
+        (Mr X's true moves; the records are the undo stack's).
+
+        ``push`` stores each record as a plain tuple (the cheapest record to make); they are
+        named here, once each: the plain ones are always the newest, so the walk stops at the
+        first named record. A record keeps its identity from then on (views cache by it)."""
+        undo = self._undo
+        k = len(undo) - 1
+        while k >= 0 and type(undo[k]) is not Undo:
+            undo[k] = Undo._make(undo[k])
+            k -= 1
+        return cast(list[Undo], undo)  # every record is named now
 
     @property
     def true_log(self) -> Sequence[LogEntry]:
@@ -621,11 +627,16 @@ class Game:
             sup = self._sups[t]
             if sup is None or 0 not in sup:
                 # every ticket at hand: the station's whole row, if no piece blocks it
-                row, _d, mask = self._hrows[7][self._pos[t]]
+                row, _b, mask = self._hrows[7][self._pos[t]]
                 if not mask & self._occ:
                     return list(row)
             moves = self._hunter_moves(t)
-            return moves if moves else [PASS]
+            if moves:
+                return moves
+            # the token that lets push() take this pass without asking again (while the
+            # newest record is this one, the position is this one)
+            self._pass_token = self._undo[-1] if self._undo else None
+            return [PASS]
         # R-ORDER-FREE: a piece passes only when no piece still to move has a real move
         out: list[Move] = []
         stuck: list[str] = []
@@ -646,34 +657,25 @@ class Game:
         free is taken whole."""
         sup = self._sups[i]
         avail = 7 if sup is None else (sup[0] > 0) | (sup[1] > 0) << 1 | (sup[2] > 0) << 2
-        moves, dests, mask = (rows or self._hrows)[avail][self._pos[i]]
+        moves, bits, mask = (rows or self._hrows)[avail][self._pos[i]]
         occ = self._occ
         if not mask & occ:
             return list(moves)
-        return [m for m, d in zip(moves, dests, strict=True) if not (occ >> d) & 1]
+        return [m for m, bit in zip(moves, bits, strict=True) if not occ & bit]
 
     def _mr_x_moves(self) -> list[Move]:
+        """Mr X's moves, from the board's precomputed rows for the tickets he holds: his
+        single steps (a row whose stations are all free is taken whole), the same with a
+        voluntary reveal where the rules have it, then his double moves."""
         sup = self._sup[0]
         occ = self._occ
-        x = self._pos[0]
-        rows = self._rows
-        masks = self._masks
         unlimited = self._unlimited
-        singles: list[SingleMove]
-        if sup[3] and (unlimited or (sup[0] and sup[1] and sup[2])):  # every ticket at hand
-            row, dests, mask = self._xrows[x]
-            singles = [m for m, d in zip(row, dests, strict=True)
-                       if not occ & _BIT[d]] if mask & occ else list(row)
-        else:
-            singles = []
-            for t in (TAXI, BUS, UNDERGROUND, BLACK):
-                if not (sup[t] or (unlimited and t != BLACK)):
-                    continue
-                if masks[4 if t == BLACK else t][x] & occ:
-                    singles.extend([m for m, d in zip(rows[t][0][x], rows[t][1][x], strict=True)
-                                    if not (occ >> d) & 1])
-                else:
-                    singles.extend(rows[t][0][x])
+        # the tickets at hand: avail bit 0 taxi, 1 bus, 2 underground, 3 black
+        avail = (7 if unlimited else (sup[0] > 0) | (sup[1] > 0) << 1 | (sup[2] > 0) << 2) \
+            | (sup[3] > 0) << 3
+        row, bits, mask = self._xrows[avail][self._pos[0]]
+        singles: list[SingleMove] = [m for m, bit in zip(row, bits, strict=True)
+                                     if not occ & bit] if mask & occ else list(row)
         out: list[Move] = list(singles)
         slot = len(self._log) + 1
         if self._extra and slot not in self._reveal:
@@ -682,38 +684,16 @@ class Game:
             drows = self._drows
             if drows is None:
                 drows = self._drows = _double_rows(self.rules.board)
-            # two of every ticket: after any first step, every second step is paid for
-            full = sup[3] >= 2 and (unlimited or (sup[0] >= 2 and sup[1] >= 2 and sup[2] >= 2))
             for m in singles:
                 t1 = m.ticket
-                if full:
-                    mv, ds, mask = drows[799 - (t1 * 200 + m.to)]
-                    if not mask & occ:
-                        out.extend(mv)
-                        continue
-                spend = not unlimited or t1 == BLACK
-                if spend:
-                    sup[t1] -= 1
-                first = t1 * 200 + m.to
-                if sup[3] and (unlimited or (sup[0] and sup[1] and sup[2])):
-                    mv, ds, mask = drows[799 - first]
-                    if not mask & occ:
-                        out.extend(mv)
-                        if spend:
-                            sup[t1] += 1
-                        continue
-                base = 800 + first * 4
-                for t2 in (TAXI, BUS, UNDERGROUND, BLACK):
-                    if not (sup[t2] or (unlimited and t2 != BLACK)):
-                        continue
-                    mv, ds, mask = drows[base + t2]
-                    if mask & occ:
-                        out.extend([mm for mm, d in zip(mv, ds, strict=True)
-                                    if not (occ >> d) & 1])
-                    else:
-                        out.extend(mv)
-                if spend:
-                    sup[t1] += 1
+                # the tickets left for the second step: the first one's kind may run out
+                left = avail & ~(1 << t1) if (not unlimited or t1 == BLACK) and sup[t1] < 2 \
+                    else avail
+                mv, dbits, dmask = drows[(t1 * 200 + m.to) * 16 + left]
+                if dmask & occ:
+                    out.extend([mm for mm, bit in zip(mv, dbits, strict=True) if not occ & bit])
+                else:
+                    out.extend(mv)
         return out
 
     def _take_moves(self) -> list[Move]:
@@ -871,21 +851,29 @@ class Game:
         move those tests do not pass, goes through :meth:`why_illegal`."""
         t = self._turn
         if isinstance(move, SingleMove):
-            if not t:
-                if self._outcome is None and not self._take and move.piece is None \
-                        and not move.reveal and self._mr_x_step_ok(move.ticket, move.to, 0):
-                    self._push_mr_x(move)
-                    return
-            elif not self._free and self._outcome is None:
-                # a piece's step in the fixed order: checked here, exactly
-                tk = move.ticket
-                d = move.to
-                if tk < 3 and move.piece is None and not move.reveal and (
-                        self._masks[tk][self._pos[t]] & _BIT[d]) and not self._occ & _BIT[d]:
-                    sup = self._sups[t]
-                    if sup is None or sup[tk] > 0:
-                        self._step_hunter(t, move, tk, d)
-                        return
+            if t:
+                if not self._free and self._outcome is None:
+                    # a piece's step in the fixed order: checked here, exactly
+                    tk = move.ticket
+                    d = move.to
+                    if tk < 3 and move.piece is None and not move.reveal \
+                            and d in self._nb[tk][self._pos[t]] and not self._occ & _BIT[d]:
+                        sup = self._sups[t]
+                        if sup is None or sup[tk] > 0:
+                            self._step_hunter(t, move, tk, d)
+                            return
+            elif self._outcome is None and not self._take and move.piece is None \
+                    and not move.reveal and self._mr_x_step_ok(move.ticket, move.to, 0):
+                self._push_mr_x(move)
+                return
+        elif move is PASS:
+            # a pass in the fixed order: legal if legal_moves() offered it in this very
+            # position (its token is the newest record, see _offered_pass), or no move is left
+            if t and not self._free and self._outcome is None and (
+                    (self._undo and self._undo[-1] is self._pass_token)
+                    or not self._can_move(t)):
+                self._step_hunter(t, move, -1, 0)
+                return
         elif isinstance(move, DoubleMove):
             if not t and self._outcome is None and not self._take and move.piece is None \
                     and self._mr_x_double_ok(move):
@@ -893,11 +881,6 @@ class Game:
                 return
         elif isinstance(move, str):
             move = Move.parse(move)
-        elif isinstance(move, PassMove):
-            if t and not self._free and self._outcome is None and move.piece is None \
-                    and not self._can_move(t):
-                self._step_hunter(t, move, -1, 0)
-                return
         if not self._plainly_legal(move):
             why = self.why_illegal(move)
             if why is not None:
@@ -974,8 +957,8 @@ class Game:
             self._push_mr_x(move)
             return
         rnd = self._round
-        self._undo.append(_new(Undo, (0, move, rnd, t, self._moved, self._belief,
-                                      self._outcome, self._take, self._pos[0])))
+        self._undo.append((0, move, rnd, t, self._moved, self._belief, self._outcome,
+                           self._take, self._pos[0]))
         if isinstance(move, TakeMove):
             self._do_take(move)
         self._after_mr_x(rnd)
@@ -995,8 +978,8 @@ class Game:
         rnd = self._round
         pos = self._pos
         old = pos[i]
-        self._undo.append(_new(Undo, (i, move, rnd, self._turn, self._moved, self._belief,
-                                      None, 0, old)))  # (no take is pending now)
+        self._undo.append((i, move, rnd, self._turn, self._moved, self._belief, None, 0,
+                           old))  # (no take is pending now)
         if tk >= 0:
             sup = self._sups[i]
             if sup is not None:
@@ -1061,8 +1044,8 @@ class Game:
     def _push_mr_x(self, move: SingleMove | DoubleMove) -> None:
         """Make Mr X's legal single or double move."""
         rnd = self._round
-        self._undo.append(_new(Undo, (0, move, rnd, 0, self._moved, self._belief,
-                                      None, self._take, self._pos[0])))
+        self._undo.append((0, move, rnd, 0, self._moved, self._belief, None, self._take,
+                           self._pos[0]))
         sup = self._sup[0]
         occ = self._occ
         expand = self._expand
@@ -1190,7 +1173,7 @@ class Game:
 
     def peek(self) -> Move | None:
         """The last move made, or ``None``."""
-        return self._undo[-1].move if self._undo else None
+        return self._undo[-1][1] if self._undo else None
 
     # ---- helpers --------------------------------------------------------------------------------------
     def _piece_index(self, piece: str) -> int:

@@ -505,6 +505,44 @@ def test_make_unmake_agrees_with_a_fresh_replay(rules: Rules) -> None:
             assert _snapshot(g) == _snapshot(fresh)
 
 
+def test_a_pass_offered_in_another_position_is_checked_again() -> None:
+    """push() takes a pass that legal_moves() offered without asking again only in that very
+    position: after a take-back and another move the pass is refused (D2 can move now)."""
+    g = Game.new(Rules.classic(detectives=5),
+                 start={"X": 100, "D1": 9, "D2": 8, "D3": 18, "D4": 19, "D5": 150})
+    g.push(g.legal_moves()[0])
+    g.push("T1")  # D1 takes 1, D2's last free station
+    assert g.legal_moves() == [Move.pass_()]
+    g.pop()
+    g.push("T20")  # D1 goes elsewhere: 1 stays free
+    with pytest.raises(IllegalMove, match="R-MOVE-2: D2 can move \\(T1\\) and must move"):
+        g.push(Move.pass_())
+    g.pop()
+    g.push("T1")
+    g.push(Move.pass_())  # offered or not, a real pass is taken
+    assert g.to_move == "D3" and g.station("D2") == 8
+
+
+def test_history_names_every_record_and_keeps_it() -> None:
+    """history's records are named (piece, move, round, ...), the same objects on every read,
+    and match moves, peek() and pop() after take-backs."""
+    import random
+    rng = random.Random(3)
+    g = Game.new(Rules.classic(detectives=5), seed=4)
+    for _ in range(30):
+        g.push(rng.choice(g.legal_moves()))
+    first = list(g.history)
+    assert [(g.pieces[h.piece], h.move) for h in first] == g.moves
+    assert all(type(h).__name__ == "Undo" for h in first)
+    assert [h.round for h in first[:7]] == [1] * 6 + [2]
+    g.push(rng.choice(g.legal_moves()))
+    again = g.history
+    assert all(a is b for a, b in zip(first, again, strict=False)) and len(again) == 31
+    last = again[-1]
+    assert last.move is g.peek()
+    assert g.pop() is last.move and len(g.history) == 30
+
+
 def test_a_stale_move_object_gets_a_clear_error() -> None:
     g = Game.new(Rules.classic(detectives=5), start=START5)
     first = next(m for m in g.legal_moves() if m.is_double)
