@@ -231,7 +231,7 @@ class Game:
         "_undo", "_start", "_start_belief", "_unlimited", "_handover", "_free", "_reveal",
         "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed", "_viewcache",
         "_drows", "_witness", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
-        "_give", "_pooled", "_xrows", "_pass_token",
+        "_give", "_give_to", "_pooled", "_xrows", "_pass_token",
     )
 
     rules: Rules
@@ -247,6 +247,7 @@ class Game:
     _sup_of: list[int]
     _sups: list[list[int] | None]
     _give: bool
+    _give_to: list[int] | None
     _pooled: bool
     _unlimited: bool
     _handover: bool
@@ -302,8 +303,8 @@ class Game:
         # detectives share one
         self._sup = [list(x) for x in s.supplies]
         self._sup_of = s.sup_of
-        self._link_supplies()
         self._give = s.give
+        self._link_supplies()
         self._pooled = s.pooled
         self._unlimited = s.unlimited
         self._handover = s.handover
@@ -379,18 +380,19 @@ class Game:
     def draw_start(rules: Rules, seed: int | None = None) -> dict[str, int]:
         """Draw distinct start stations from the rules' decks (R-SETUP)."""
         rng = random.Random(seed)
-        hunters = rules.hunters
         if not rules.start_deck_detectives or not rules.start_deck_mr_x:
             raise GameError("R-SETUP: these rules have no start deck; give start= stations")
-        if rules.shared_start_deck:
-            cards = list(rules.start_deck_detectives)
-            rng.shuffle(cards)
-            drawn = cards[: len(hunters) + 1]
-            return {MR_X: drawn[0], **{p: s for p, s in zip(hunters, drawn[1:], strict=True)}}
-        d_tiles = list(rules.start_deck_detectives)
-        rng.shuffle(d_tiles)
-        x_tiles = [s for s in rules.start_deck_mr_x if s not in d_tiles[: len(hunters)]]
-        return {MR_X: rng.choice(x_tiles), **{p: s for p, s in zip(hunters, d_tiles, strict=False)}}
+        ids = _setup(rules).ids  # Mr X, then the hunters in seat order
+        cards = list(rules.start_deck_detectives)
+        need = len(ids) if rules.shared_start_deck else len(ids) - 1  # (Mr X's own deck)
+        if len(cards) < need:
+            raise GameError(f"R-SETUP: {len(cards)} start cards for {need} pieces")
+        rng.shuffle(cards)
+        if rules.shared_start_deck:  # one deck: Mr X draws first, then each hunter
+            return dict(zip(ids, cards, strict=False))
+        taken = set(cards[: len(ids) - 1])
+        x_tiles = [s for s in rules.start_deck_mr_x if s not in taken]
+        return {MR_X: rng.choice(x_tiles), **dict(zip(ids[1:], cards, strict=False))}
 
     @classmethod
     def from_view(cls, view: PlayerView, mr_x: int | None = None) -> Game:
@@ -461,6 +463,8 @@ class Game:
         """``_sups[i]``: piece ``i``'s supply list (the pooled list shared; ``None`` for
         police, who move free)."""
         self._sups = [self._sup[si] if si >= 0 else None for si in self._sup_of]
+        # where a detective's spent ticket goes (R-TICKETS: Mr X's supply in the classic game)
+        self._give_to = self._sup[0] if self._give else None
 
     # ---- public state ------------------------------------------------------------------------
     @property
@@ -684,12 +688,13 @@ class Game:
             drows = self._drows
             if drows is None:
                 drows = self._drows = _double_rows(self.rules.board)
+            # the tickets left for the second step, by the first step's ticket: that kind
+            # may run out
+            lefts = [avail & ~(1 << t) if (not unlimited or t == BLACK) and sup[t] < 2 else avail
+                     for t in range(4)]
             for m in singles:
                 t1 = m.ticket
-                # the tickets left for the second step: the first one's kind may run out
-                left = avail & ~(1 << t1) if (not unlimited or t1 == BLACK) and sup[t1] < 2 \
-                    else avail
-                mv, dbits, dmask = drows[(t1 * 200 + m.to) * 16 + left]
+                mv, dbits, dmask = drows[(t1 * 200 + m.to) * 16 + lefts[t1]]
                 if dmask & occ:
                     out.extend([mm for mm, bit in zip(mv, dbits, strict=True) if not occ & bit])
                 else:
@@ -860,7 +865,7 @@ class Game:
                             and d in self._nb[tk][self._pos[t]] and not self._occ & _BIT[d]:
                         sup = self._sups[t]
                         if sup is None or sup[tk] > 0:
-                            self._step_hunter(t, move, tk, d)
+                            self._step_hunter(t, move, tk, d, sup)
                             return
             elif self._outcome is None and not self._take and move.piece is None \
                     and not move.reveal and self._mr_x_step_ok(move.ticket, move.to, 0):
@@ -872,7 +877,7 @@ class Game:
             if t and not self._free and self._outcome is None and (
                     (self._undo and self._undo[-1] is self._pass_token)
                     or not self._can_move(t)):
-                self._step_hunter(t, move, -1, 0)
+                self._step_hunter(t, move, -1, 0, None)
                 return
         elif isinstance(move, DoubleMove):
             if not t and self._outcome is None and not self._take and move.piece is None \
@@ -949,9 +954,9 @@ class Game:
                 else:
                     move = move.with_piece(self._ids[i])  # records name the piece in free order
             if isinstance(move, SingleMove):
-                self._step_hunter(i, move, move.ticket, move.to)
+                self._step_hunter(i, move, move.ticket, move.to, self._sups[i])
             else:
-                self._step_hunter(i, move, -1, 0)
+                self._step_hunter(i, move, -1, 0, None)
             return
         if isinstance(move, (SingleMove, DoubleMove)):
             self._push_mr_x(move)
@@ -972,20 +977,21 @@ class Game:
             if self._outcome is not None and self._outcome.reason == "detectives_stuck":
                 self._round = self._outcome.round  # the game ended in the round of that move
 
-    def _step_hunter(self, i: int, move: Move, tk: int, d: int) -> None:
-        """Make hunter ``i``'s legal move: a step to ``d`` with ticket ``tk``, or a pass
-        (``tk`` -1); then the R-END checks."""
+    def _step_hunter(self, i: int, move: Move, tk: int, d: int, sup: list[int] | None) -> None:
+        """Make hunter ``i``'s legal move: a step to ``d`` with ticket ``tk`` paid from
+        ``sup`` (its supply, ``_sups[i]``: ``None`` for police), or a pass (``tk`` -1); then
+        the R-END checks."""
         rnd = self._round
         pos = self._pos
         old = pos[i]
         self._undo.append((i, move, rnd, self._turn, self._moved, self._belief, None, 0,
                            old))  # (no take is pending now)
         if tk >= 0:
-            sup = self._sups[i]
             if sup is not None:
                 sup[tk] -= 1
-                if self._give:
-                    self._sup[0][tk] += 1
+                give_to = self._give_to
+                if give_to is not None:
+                    give_to[tk] += 1
             bit = _BIT[d]
             self._occ ^= _BIT[old] | bit
             pos[i] = d
@@ -1025,8 +1031,7 @@ class Game:
                 # (free of every piece there is free of the detectives alone)
                 occ = self._occ
                 masks = self._masks
-                sup = self._sups[i]
-                for t in _TBU:
+                for t in _TBU:  # (sup: this piece's supply)
                     if sup is None or sup[t]:
                         free = masks[t][d] & ~occ
                         if free:
