@@ -101,16 +101,30 @@ def _row(moves: Sequence[tuple[_M, ...]], dests: Sequence[tuple[int, ...]], avai
          ) -> tuple[tuple[_M, ...], tuple[int, ...], int]:
     """The row of the tickets of ``avail`` (bit ``t``: ticket ``t``), in ticket order, from
     each ticket's ``moves`` and their ``dests``."""
+    return _join([(ms, tuple(_BIT[d] for d in ds), _mask(ds))
+                  for ms, ds in zip(moves, dests, strict=True)], avail)
+
+
+def _join(parts: Sequence[tuple[tuple[_M, ...], tuple[int, ...], int]], avail: int
+          ) -> tuple[tuple[_M, ...], tuple[int, ...], int]:
+    """The row made of the rows ``parts[t]`` of the tickets ``t`` of ``avail``, in order."""
     row: tuple[_M, ...] = ()
     bits: tuple[int, ...] = ()
-    for t, (ms, ds) in enumerate(zip(moves, dests, strict=True)):
+    mask = 0
+    for t, (ms, bs, m) in enumerate(parts):
         if (avail >> t) & 1:
             row += ms
-            bits += tuple(_BIT[d] for d in ds)
-    mask = 0
-    for bit in bits:
-        mask |= bit
+            bits += bs
+            mask |= m
     return row, bits, mask
+
+
+def _mask(stations: Sequence[int]) -> int:
+    """The bitset of ``stations``."""
+    mask = 0
+    for d in stations:
+        mask |= _BIT[d]
+    return mask
 
 
 @cache
@@ -143,10 +157,10 @@ def _double_rows(board: str) -> tuple[_DoubleRow, ...]:
     out: list[_DoubleRow] = [((), (), 0)] * (4 * 200 * 16)
     for t1 in range(4):
         for d1 in range(1, 200):
-            dests = [singles[t2][1][d1] for t2 in range(4)]
-            moves = [tuple(Move.double(t1, d1, t2, d2) for d2 in dests[t2]) for t2 in range(4)]
+            parts = [_row([tuple(Move.double(t1, d1, t2, d2) for d2 in singles[t2][1][d1])],
+                          [singles[t2][1][d1]], 1) for t2 in range(4)]
             for avail in range(16):
-                out[(t1 * 200 + d1) * 16 + avail] = _row(moves, dests, avail)
+                out[(t1 * 200 + d1) * 16 + avail] = _join(parts, avail)
     return tuple(out)
 
 
