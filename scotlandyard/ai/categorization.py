@@ -174,9 +174,8 @@ def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 
     bd = Budget(playouts=detective_playouts)
     for n in range(games):
         game = Game.new(rules, seed=rng.getrandbits(32))
-        while not game.is_over():
-            piece = game.to_move
-            view = game.view(piece)  # type: ignore[arg-type]
+        while (piece := game.to_move) is not None:  # (None once the game is over)
+            view = game.view(piece)
             if view.side == "detectives" and len(view.possible) > 1:
                 hunters = [s for p, s in view.stations.items() if p != MR_X]
                 for s in view.possible:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from ..rules import Rules, RulesError
-from .arena import ArenaConfig, ArenaError, parse_options, plot_results, run_arena
+from .arena import ArenaConfig, ArenaError, as_backend, parse_options, plot_results, run_arena
 
 __all__ = ["arena", "build_config"]
 
@@ -53,7 +53,7 @@ def build_config(
         mr_x_options=parse_options(mr_x_opt or [], "--mr-x-opt"),
         detectives_options=parse_options(detectives_opt or [], "--detectives-opt"),
         budget=budget, seconds=seconds, seed=seed, workers=workers,
-        backend=backend,  # type: ignore[arg-type]
+        backend=as_backend(backend),
         ray_address=ray_address,
     )
 

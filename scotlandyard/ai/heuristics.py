@@ -20,7 +20,7 @@ from typing import Any
 
 from ..board import london
 from ..kernel.fast import filter_legal
-from ..move import MR_X, Move, Ticket
+from ..move import MR_X, Move, SingleMove, Ticket
 from ..view import PlayerView
 from .base import Budget
 
@@ -98,7 +98,8 @@ class MCDAgent:
         scores = []
         for m in cands:
             dest = m.destination
-            md = min(row[dest] for row in rows)  # type: ignore[index]
+            assert dest is not None  # (journeys only: a pending take returned above)
+            md = min(row[dest] for row in rows)
             black = any(t == Ticket.BLACK for t, _ in m.steps)
             scores.append(md * 4 + (0 if m.is_double else 2) + (0 if black else 1))
         return best_by(cands, scores, rng, highest=True)
@@ -127,6 +128,13 @@ class _DetectiveHeuristic:
         self.epsilon = check_epsilon(epsilon)
 
 
+def _mover(view: PlayerView) -> str:
+    """The piece to move in ``view`` (a detective's choice: the game goes on)."""
+    if view.to_move is None:
+        raise ValueError("the game in this view is over: no piece to move")
+    return view.to_move
+
+
 class MTDAgent(_DetectiveHeuristic):
     """Detectives: the move after which the moving piece's total distance to Mr X's possible
     locations shrinks most (in free order: over every piece that may move)."""
@@ -152,11 +160,11 @@ class MTDAgent(_DetectiveHeuristic):
 
         scores = []
         for m in legal:
-            if m.is_pass:
-                scores.append(float("inf"))  # only when nothing else is left
+            if not isinstance(m, SingleMove):  # a pass: only when nothing else is left
+                scores.append(float("inf"))
                 continue
-            cur = stations[m.piece or view.to_move]  # type: ignore[index]
-            scores.append(dist_sum(m.to) - dist_sum(cur))  # type: ignore[arg-type]
+            cur = stations[m.piece or _mover(view)]
+            scores.append(dist_sum(m.to) - dist_sum(cur))
         return best_by(legal, scores, rng, highest=False)
 
 
@@ -179,10 +187,10 @@ class CALAgent(_DetectiveHeuristic):
         stations = dict(view.stations)
         scores = []
         for m in legal:
-            if m.is_pass:
+            if not isinstance(m, SingleMove):  # a pass
                 scores.append(float("inf"))
                 continue
-            cur = stations[m.piece or view.to_move]  # type: ignore[index]
+            cur = stations[m.piece or _mover(view)]
             # closest to the target first; among pieces, the biggest step towards it
-            scores.append(row[m.to] * 1000 + (row[m.to] - row[cur]))  # type: ignore[index]
+            scores.append(row[m.to] * 1000 + (row[m.to] - row[cur]))
         return best_by(legal, scores, rng, highest=False)

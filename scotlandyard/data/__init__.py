@@ -46,7 +46,7 @@ def generate(out: str | Path, games: int = 10_000, *, mr_x: str = STRONGEST[0],
     """Play ``games`` games into the folder ``out`` (resumed if it exists); returns the
     :class:`~scotlandyard.ai.arena.ArenaResult`. Options default to :data:`STRONGEST`'s when
     the agent is the default one."""
-    from ..ai.arena import ArenaConfig, run_arena
+    from ..ai.arena import ArenaConfig, as_backend, run_arena
     from ..rules import Rules
 
     if mr_x_options is None:
@@ -56,7 +56,7 @@ def generate(out: str | Path, games: int = 10_000, *, mr_x: str = STRONGEST[0],
     config = ArenaConfig(mr_x=mr_x, detectives=detectives, mr_x_options=mr_x_options,
                          detectives_options=detectives_options, games=games,
                          rules=Rules.preset(preset), seed=seed, workers=workers,
-                         backend=backend)  # type: ignore[arg-type]
+                         backend=as_backend(backend))
     return run_arena(config, out, progress=progress)
 
 

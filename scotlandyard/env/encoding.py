@@ -277,9 +277,9 @@ def encode_view(view: PlayerView, *, selected: str | None = None,
         part["stations"][0, x - 1] = 1
     for s in view.possible:
         part["possible"][s - 1] = 1
-    reveals = [e for e in view.log if e.reveal]
-    if reveals:
-        part["last_reveal"][reveals[-1].station - 1] = 1  # type: ignore[operator]
+    shown = [e.station for e in view.log if e.reveal and e.station is not None]
+    if shown:  # (every revealed slot carries its station)
+        part["last_reveal"][shown[-1] - 1] = 1
     for i, p in enumerate(pieces):
         part["tickets"][i] = static.tickets_row(view.tickets[p])
     if view.viewer in pieces:

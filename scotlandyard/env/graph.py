@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from ..board import Transport, london
+from ..board import BoardName, Transport, london
 
 TRANSPORTS = ("taxi", "bus", "underground", "ferry")
 
 
-def adjacency(board: str = "classic") -> dict[str, Any]:
+def adjacency(board: BoardName = "classic") -> dict[str, Any]:
     """The ``board``'s links (``"classic"`` or ``"2014"``):
 
     - ``edge_index`` ``int64[2, E]``: both directions of every link;
@@ -29,7 +29,7 @@ def adjacency(board: str = "classic") -> dict[str, Any]:
     - ``positions`` ``float32[199, 2]``: drawing coordinates (x, y, y down), over the board size;
     - ``transports``: the names of the edge types.
     """
-    b = london(board)  # type: ignore[arg-type,unused-ignore]
+    b = london(board)
     src: list[int] = []
     dst: list[int] = []
     typ: list[int] = []

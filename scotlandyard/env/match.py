@@ -286,9 +286,10 @@ class Match:
     def check(self, action: object) -> int:
         """``action`` as an int, or :class:`InvalidAction` saying why it is not legal."""
         why = self.why_invalid(action)
-        if why is not None:
-            raise InvalidAction(why)
-        return as_action(action)  # type: ignore[return-value]
+        a = as_action(action)
+        if why is not None or a is None:  # (why_invalid names every action as_action refuses)
+            raise InvalidAction(why or f"not an action: {action!r}")
+        return a
 
     def apply(self, action: object, *, checked: bool = False) -> Move | None:
         """Play ``action`` for the selected piece. Returns the engine move pushed, or ``None``

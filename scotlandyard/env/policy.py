@@ -175,8 +175,8 @@ def agent_from_spec(spec: str, side: str | None = None, **options: Any) -> Agent
     :class:`PolicyAgent` around it (``options``: ``probability``, ``board_features``,
     ``deterministic``)."""
     obj = load_policy(spec)
-    if hasattr(obj, "choose") and not options:
-        return obj  # type: ignore[no-any-return]
+    if isinstance(obj, Agent) and not options:  # (a name and a choose method)
+        return obj
     return PolicyAgent(obj, side=side, name=spec, **options)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..board import Transport, london
+from ..board import BoardName, Transport, london
 from ..move import MR_X
 from ..view import PlayerView
 
@@ -39,7 +39,7 @@ class RendersPosition:
     rules: Any
     render_mode: str | None
     _started: bool
-    _renderer: Any
+    _renderer: BoardRenderer | None
 
     def render(self) -> str | np.ndarray | None:
         """The public position (the spectator's view): text for ``ansi`` (printed for
@@ -50,7 +50,7 @@ class RendersPosition:
         if self.render_mode == "rgb_array":
             if self._renderer is None:
                 self._renderer = BoardRenderer(self.rules.board)
-            return self._renderer.draw(view, self.match.selected)  # type: ignore[no-any-return]
+            return self._renderer.draw(view, self.match.selected)
         text = render_text(view, self.match.selected)
         if self.render_mode == "human":
             print(text)
@@ -68,7 +68,7 @@ class BoardRenderer:
     """Draws positions of one board; the lines and stations are drawn once, the pieces on
     every :meth:`draw`."""
 
-    def __init__(self, board: str = "classic", *, width_px: int = 640, dpi: int = 80) -> None:
+    def __init__(self, board: BoardName = "classic", *, width_px: int = 640, dpi: int = 80) -> None:
         """A renderer for ``board`` (``"classic"`` or ``"2014"``), ``width_px`` pixels wide."""
         try:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -77,7 +77,7 @@ class BoardRenderer:
         except ModuleNotFoundError as exc:  # pragma: no cover - the plot extra is missing
             raise ModuleNotFoundError(
                 "render_mode='rgb_array' needs matplotlib: pip install 'scotlandyard[plot]'") from exc
-        b = london(board)  # type: ignore[arg-type,unused-ignore]
+        b = london(board)
         self.board = b
         w_in = width_px / dpi
         self.fig = Figure(figsize=(w_in, w_in * b.height / b.width), dpi=dpi)

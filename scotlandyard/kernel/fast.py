@@ -27,7 +27,7 @@ from ..board import london
 from ..game import Game
 from ..move import MR_X, DoubleMove, Move, SingleMove, TakeMove, Ticket
 from ..rules import Rules
-from ..view import PlayerView
+from ..view import PlayerView, Reason, Winner
 from . import _kernel as K
 
 _KERNEL_FUNCS = (
@@ -57,11 +57,11 @@ _INLINE = frozenset({
     "gen_legal_i", "apply_move_i", "gen_mrx_raw_i",
 })
 
-OUTCOMES = {
-    K.OUT_SURVIVED: ("mr_x", "survived"),
-    K.OUT_STUCK: ("mr_x", "detectives_stuck"),
-    K.OUT_CAUGHT: ("detectives", "caught"),
-    K.OUT_CORNERED: ("detectives", "cornered"),
+OUTCOMES: dict[int, tuple[Winner, Reason]] = {
+    K.OUT_SURVIVED: (Winner.MR_X, Reason.SURVIVED),
+    K.OUT_STUCK: (Winner.MR_X, Reason.DETECTIVES_STUCK),
+    K.OUT_CAUGHT: (Winner.DETECTIVES, Reason.CAUGHT),
+    K.OUT_CORNERED: (Winner.DETECTIVES, Reason.CORNERED),
 }
 
 

@@ -171,7 +171,7 @@ class Position:
             return None
         winner, reason = OUTCOMES[out]
         piece = self.rules.pieces[self._get(K.ST_CAPT)] if out == K.OUT_CAUGHT else None
-        return Outcome(winner, reason, self._get(K.ST_ROUND), piece)  # type: ignore[arg-type]
+        return Outcome(winner, reason, self._get(K.ST_ROUND), piece)
 
     @property
     def to_move(self) -> str | None:
@@ -298,7 +298,8 @@ class Position:
         return [int(c) for c in counts]
 
     def __repr__(self) -> str:
-        state = self.outcome().describe() if self.is_over() else f"{self.to_move} to move"  # type: ignore[union-attr]
+        out = self.outcome()
+        state = out.describe() if out is not None else f"{self.to_move} to move"
         return f"<Position {self.rules.edition} round {self._get(K.ST_ROUND)}, {state}>"
 
 

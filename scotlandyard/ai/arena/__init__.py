@@ -25,12 +25,21 @@ played again. A different configuration in the same folder is refused (:class:`A
 4
 """
 
-from .config import ARENA_SCHEME, SIDE_NAMES, SIDES, ArenaConfig, ArenaError, Backend, game_seed
+from .config import (
+    ARENA_SCHEME,
+    SIDE_NAMES,
+    SIDES,
+    ArenaConfig,
+    ArenaError,
+    Backend,
+    as_backend,
+    game_seed,
+)
 from .play import GameResult, play_game
 from .results import ArenaResult, plot_results
 from .run import parse_options, run_arena
 
 __all__ = [
     "ARENA_SCHEME", "SIDES", "SIDE_NAMES", "ArenaConfig", "ArenaError", "ArenaResult", "Backend",
-    "GameResult", "game_seed", "parse_options", "play_game", "plot_results", "run_arena",
+    "as_backend", "GameResult", "game_seed", "parse_options", "play_game", "plot_results", "run_arena",
 ]

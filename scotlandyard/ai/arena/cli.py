@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .config import ArenaError
+from .config import ArenaError, as_backend
 from .ladder import LADDER_VERSION, POOL_V1, LadderConfig, parse_members, run_ladder
 
 
@@ -36,7 +36,7 @@ def ladder(
         raise typer.Exit(2)
     try:
         config = LadderConfig(preset=preset, pairs=pairs, seed=seed, members=parse_members(members),
-                              agent=agent, workers=workers, backend=backend,  # type: ignore[arg-type]
+                              agent=agent, workers=workers, backend=as_backend(backend),
                               bootstrap=bootstrap)
         config.pool()
         config.rules()

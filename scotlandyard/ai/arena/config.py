@@ -24,6 +24,18 @@ class ArenaError(ValueError):
     """A bad arena configuration, an unusable output folder, or a failed backend."""
 
 
+_BACKENDS: dict[str, Backend] = {"local": "local", "ray": "ray"}
+
+
+def as_backend(name: str) -> Backend:
+    """``name`` (e.g. a command-line option) as a :data:`Backend`: ``"local"`` or ``"ray"``;
+    :class:`ArenaError` for anything else."""
+    try:
+        return _BACKENDS[name]
+    except (KeyError, TypeError):
+        raise ArenaError(f"backend is 'local' or 'ray', not {name!r}") from None
+
+
 def game_seed(run_seed: int, index: int, purpose: str) -> int:
     """The seed of one random stream of game ``index``: ``purpose`` is ``"start"``,
     ``"mr_x"`` or ``"detectives"``. Independent of worker count and order."""
