@@ -63,8 +63,10 @@ class Undo(NamedTuple):
 
 
 _UndoTuple = tuple[int, Move, int, int, int, int, Outcome | None, int, int]
-"""An :class:`Undo` record's fields as a plain tuple: what ``push`` stores (a plain tuple is
-cheaper to make than a named one); :attr:`Game.history` names them when it is read."""
+"""An :class:`Undo` record's fields as a plain tuple, in its order: what ``push`` stores (a
+plain tuple costs about 176 ns less to make than a named one: 3.8% of a random game's time
+through the public API, measured in one run). :attr:`Game.history` names the records when it
+is read; nothing else reads a record by position except :meth:`Game.pop`'s unpacking."""
 
 
 _BIT = tuple(1 << s for s in range(256))  # _BIT[s]: station s as a bitset
@@ -560,7 +562,7 @@ class Game:
     @property
     def moves(self) -> list[tuple[str, Move]]:
         """Every move made so far, as (piece, move)."""
-        return [(self._ids[u[0]], u[1]) for u in self._undo]
+        return [(self._ids[u.piece], u.move) for u in self.history]
 
     @property
     def ply(self) -> int:
@@ -1160,6 +1162,7 @@ class Game:
         """Unmake the last move and return it."""
         if not self._undo:
             raise GameError("no move to take back")
+        # the record's fields in Undo's order (the one read of a record besides history)
         i, move, rnd, turn, moved, belief, outcome, take, old_pos = self._undo.pop()
         self._witness = (0, 0, 0)  # it may not be legal before this move: find one again
         if i == 0:
@@ -1192,7 +1195,7 @@ class Game:
 
     def peek(self) -> Move | None:
         """The last move made, or ``None``."""
-        return self._undo[-1][1] if self._undo else None
+        return self.history[-1].move if self._undo else None
 
     # ---- helpers --------------------------------------------------------------------------------------
     def _piece_index(self, piece: str) -> int:

@@ -453,8 +453,8 @@ class Encoder:
                 return vals
             if (last is not None and n == self._tk_n + 1
                     and (hist[-2] if n > 1 else None) is self._tk_last):
-                seats = self._touched[last[0]]
-                take = last[1].take_from
+                seats = self._touched[last.piece]
+                take = last.move.take_from
                 if take is not None:
                     seats = [*seats, self._index[take]]
                 self._read_tickets(game, seats)
