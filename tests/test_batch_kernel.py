@@ -80,3 +80,23 @@ def test_state_arrays_read_the_kernel_states() -> None:
         if not game.is_over():
             moved = {p for p in rules.hunters if p not in game.pieces_to_move}
             assert {rules.pieces[i] for i in np.flatnonzero(sim.moved[g])} == moved
+
+
+def test_station_flags_become_the_kernels_bitset_words() -> None:
+    """BatchSim's set-up packs [games, stations] flags into the kernel's words: station s is
+    bit s % BW of word s // BW."""
+    from scotlandyard.env.batch import _to_words
+    from scotlandyard.kernel import _kernel as K
+
+    rng = np.random.default_rng(4)
+    flags = rng.random((7, K.NS)) < 0.3
+    flags[0] = False
+    flags[1, [1, K.BW - 1, K.BW, K.NS - 1]] = True
+    words = _to_words(flags)
+    assert words.shape == (7, K.NW) and words.dtype == np.int64
+    for g in range(7):
+        want = [0] * K.NW
+        for s in np.flatnonzero(flags[g]):
+            want[s // K.BW] |= 1 << (s % K.BW)
+        assert words[g].tolist() == want
+    assert words[0].tolist() == [0] * K.NW

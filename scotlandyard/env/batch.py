@@ -556,8 +556,12 @@ class BatchSim:
 
 
 def _to_words(flags: np.ndarray) -> np.ndarray:
-    """``[n, NS]`` bool -> ``[n, NW]`` int64: the kernel's bitset words (BW bits each)."""
-    pad = np.zeros((len(flags), K.NW * K.BW), np.int64)
+    """``[n, NS]`` bool -> ``[n, NW]`` int64: the kernel's bitset words (BW bits each), from
+    the flags packed eight to a byte (BW is a whole number of bytes)."""
+    n = len(flags)
+    pad = np.zeros((n, K.NW * K.BW), bool)
     pad[:, : flags.shape[1]] = flags
-    arr: np.ndarray = (pad.reshape(len(flags), K.NW, K.BW) << np.arange(K.BW)).sum(axis=2)
+    per = K.BW // 8
+    b = np.packbits(pad, axis=1, bitorder="little").reshape(n, K.NW, per).astype(np.int64)
+    arr: np.ndarray = (b << (8 * np.arange(per, dtype=np.int64))).sum(axis=2)
     return arr
