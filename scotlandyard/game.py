@@ -645,14 +645,19 @@ class Game:
             return self._mr_x_moves()
         if not self._free:
             sup = self._sups[t]
-            if sup is None or 0 not in sup:
-                # every ticket at hand: the station's whole row, if no piece blocks it
-                row, _b, mask = self._hrows[7][self._pos[t]]
-                if not mask & self._occ:
+            # the row of the tickets at hand (bit 0 taxi, 1 bus, 2 underground): whole if no
+            # piece stands on its stations
+            avail = 7 if sup is None or 0 not in sup else \
+                (sup[0] > 0) | (sup[1] > 0) << 1 | (sup[2] > 0) << 2
+            row, bits, mask = self._hrows[avail][self._pos[t]]
+            occ = self._occ
+            if not mask & occ:
+                if row:
                     return list(row)
-            moves = self._hunter_moves(t)
-            if moves:
-                return moves
+            else:
+                moves: list[Move] = [m for m, bit in zip(row, bits, strict=True) if not occ & bit]
+                if moves:
+                    return moves
             # the token that lets push() take this pass without asking again (while the
             # newest record is this one, the position is this one)
             self._pass_token = self._undo[-1] if self._undo else None
