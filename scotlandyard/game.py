@@ -166,6 +166,45 @@ def _double_rows(board: str) -> tuple[_DoubleRow, ...]:
     return tuple(out)
 
 
+_DOUBLES_KEPT = 8192  # double-move rows kept per board (each about 2 KB): a bound, not a need
+
+
+@cache
+def _double_lists(board: str) -> dict[int, _DoubleRow]:
+    """The rows of :func:`_mr_x_doubles`, made on first use (kept per board)."""
+    return {}
+
+
+def _mr_x_doubles(board: str, x: int, avail: int, twos: int) -> _DoubleRow:
+    """Mr X's double moves from ``x`` with the tickets of ``avail`` at hand and those of
+    ``twos`` held at least twice (bits as in :func:`_mr_x_rows`; a ticket held once pays for
+    one step only), in ``legal_moves()`` order: after each single step of ``x``'s row, its
+    second steps. One bit per move marks both its stations (a move is legal if neither is
+    taken). Made from :func:`_double_rows` on first use."""
+    table = _double_lists(board)
+    key = (x * 16 + avail) * 16 + twos
+    got = table.get(key)
+    if got is not None:
+        return got
+    drows = _double_rows(board)
+    moves: list[DoubleMove] = []
+    bits: list[int] = []
+    for m in _mr_x_rows(board)[avail][x][0]:
+        t1 = m.ticket
+        left = avail if (twos >> t1) & 1 else avail & ~(1 << t1)
+        mv, dbits, _mask2 = drows[(t1 * 200 + m.to) * 16 + left]
+        first = _BIT[m.to]
+        moves.extend(mv)
+        bits.extend(first | b for b in dbits)
+    mask = 0
+    for b in bits:
+        mask |= b
+    if len(table) >= _DOUBLES_KEPT:
+        table.clear()
+    row = table[key] = (tuple(moves), tuple(bits), mask)
+    return row
+
+
 class _Setup:
     """What every game of one ``Rules`` value shares (built once per value: see
     :func:`_setup`)."""
@@ -246,7 +285,7 @@ class Game:
         "_round", "_turn", "_moved", "_log", "_take", "_outcome", "_belief",
         "_undo", "_start", "_start_belief", "_unlimited", "_handover", "_free", "_reveal",
         "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed", "_viewcache",
-        "_drows", "_witness", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
+        "_witness", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
         "_give", "_give_to", "_pooled", "_xrows", "_pass_token",
     )
 
@@ -273,7 +312,6 @@ class Game:
     _last_round: int
     _nb: tuple[tuple[tuple[int, ...], ...], ...]
     _masks: tuple[tuple[int, ...], ...]
-    _drows: tuple[_DoubleRow, ...] | None
     _hrows: _HunterRows
     _xrows: tuple[tuple[_Row, ...], ...]
     _expand: Callable[[int, int], int]
@@ -330,7 +368,6 @@ class Game:
         self._last_round = s.last_round
         self._nb = s.board.neighbours
         self._masks = s.board.masks
-        self._drows = None
         self._hrows = s.hrows
         self._xrows = s.xrows
         self._expand = s.board.expand
@@ -706,20 +743,14 @@ class Game:
         if self._extra and slot not in self._reveal:
             out.extend(Move.single(m.ticket, m.to, reveal=True) for m in singles)
         if sup[DOUBLE] and slot + 1 <= self._slots and singles:
-            drows = self._drows
-            if drows is None:
-                drows = self._drows = _double_rows(self.rules.board)
-            # the tickets left for the second step, by the first step's ticket: that kind
-            # may run out
-            lefts = [avail & ~(1 << t) if (not unlimited or t == BLACK) and sup[t] < 2 else avail
-                     for t in range(4)]
-            for m in singles:
-                t1 = m.ticket
-                mv, dbits, dmask = drows[(t1 * 200 + m.to) * 16 + lefts[t1]]
-                if dmask & occ:
-                    out.extend([mm for mm, bit in zip(mv, dbits, strict=True) if not occ & bit])
-                else:
-                    out.extend(mv)
+            # the tickets held twice (a ticket held once pays for one of the two steps)
+            twos = (7 if unlimited else (sup[0] > 1) | (sup[1] > 1) << 1 | (sup[2] > 1) << 2) \
+                | (sup[3] > 1) << 3
+            mv, dbits, dmask = _mr_x_doubles(self.rules.board, self._pos[0], avail, twos)
+            if dmask & occ:
+                out.extend([m for m, bit in zip(mv, dbits, strict=True) if not occ & bit])
+            else:
+                out.extend(mv)
         return out
 
     def _take_moves(self) -> list[Move]:
