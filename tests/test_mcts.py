@@ -94,7 +94,8 @@ def test_mcts_agent_is_the_best_settings_over_the_papers():
     {"c": -1}, {"coalition_reduction": 1.5}, {"epsilon_mr_x": 2}, {"epsilon_detectives": -0.1},
     {"cal_target": "nowhere"}, {"move_filter": "yes"}, {"playouts": 0}, {"history_weight": math.nan},
     {"determinization": "both"}, {"determinizations": 0}, {"determinizations": 2.5},
-    {"determinizations": True}, {"vote": "sum"},
+    {"determinizations": True}, {"vote": "sum"}, {"horizon": -1}, {"horizon": 2.5},
+    {"info_weight": 1.5},
 ])
 def test_mcts_rejects_bad_options_with_their_name(bad):
     name = next(iter(bad))
@@ -731,6 +732,75 @@ def test_hypothesis_mr_x_is_open_loop_with_detectives_on_one_public_hypothesis()
     assert all(code >> 24 == 0 for _, code, _, _ in search.node_children(0))
     assert search.options.policy_for("mr_x").cal_target == "hypothesis"
     assert search.options.policy_for("detectives").cal_target == "actual"
+
+
+def test_playout_horizon_stops_after_that_many_mr_x_moves_with_him_to_move():
+    game = Game.new(Rules.classic(), seed=5)
+    kern = F.kernel(False)
+    ru, bd = F.rules_table(game.rules), F.board_table(game.rules.board)
+    for h in (1, 3):
+        pa, pf = F._params(kern, F.PlayoutPolicy())
+        pf[K.PF_HORIZON] = h
+        for seed in range(6):
+            st = F.state_of_game(game)
+            moves = [0] * 400
+            n = K.playout(st, ru, bd, pa, pf, [seed + 1], [0] * K.BUF_LEN, F._scratch(kern),
+                          moves, 0)
+            mr_x = sum(1 for c in moves[:n] if c >> 24 == 0)
+            if st[K.ST_OUT] == K.OUT_NONE:  # stopped: h moves of his, his turn again
+                assert mr_x == h and st[K.ST_TURN] == 0
+            else:  # caught before the horizon
+                assert mr_x <= h
+    # horizon 0: to the end
+    pa, pf = F._params(kern, F.PlayoutPolicy())
+    st = F.state_of_game(game)
+    K.playout(st, ru, bd, pa, pf, [7], [0] * K.BUF_LEN, F._scratch(kern), [0] * 400, 0)
+    assert st[K.ST_OUT] != K.OUT_NONE
+
+
+def test_leaf_value_information_term_rises_with_the_possible_set():
+    game = detective_position()
+    st = F.state_of_game(game)
+    K.set_belief_single(st, 77)  # just revealed: the detectives know his station
+    assert K.leaf_value(st, 0.0) == 1.0  # no information term: not caught is a win
+    assert K.leaf_value(st, 0.4) == pytest.approx(0.6)
+    values = []
+    for n in (2, 8, K.INFO_REF, 60):
+        for w in range(K.NW):
+            st[K.ST_BEL + w] = 0
+        for s in range(1, n + 1):
+            st[K.ST_BEL + s // K.BW] |= 1 << (s % K.BW)
+        assert K.bel_count(st) == n
+        values.append(K.leaf_value(st, 0.4))
+    assert values[0] == pytest.approx(0.6 + 0.4 * math.log(2) / math.log(K.INFO_REF))
+    assert values[0] < values[1] < values[2] == values[3] == 1.0
+
+
+def test_horizon_search_backs_up_leaf_values_for_mr_x_and_their_complement_for_hunters():
+    d1 = K.encode(1, 0, 10, K.T_NONE, 0)
+    x = K.encode(0, 1, 30, K.T_NONE, 0)
+    tr, tv, path = _path_tree([x, d1])
+    K.backpropagate_value(tr, tv, path, 2, 0.7)
+    assert tv[1] == pytest.approx(0.7) and tv[2] == pytest.approx(0.3)
+    assert [tr[i * K.TR_W + K.TR_VIS] for i in range(3)] == [1, 1, 1]
+    game = advance(Game.new(Rules.classic(), seed=4), 11, 4)
+    while game.to_move != "X":
+        game = advance(game, 1, 4)
+    view = game.view("X")
+    short = MCTSSearch(view, MCTSOptions(mr_x_model="public", horizon=1, **PURE), seed=3)
+    short.run(80)
+    full = MCTSSearch(view, MCTSOptions(mr_x_model="public", **PURE), seed=3)
+    full.run(80)
+    # stopped playouts are short, and a stop he survives is worth more than a lost game
+    assert short.playout_plies < full.playout_plies / 3
+    assert short.iterations == full.iterations == 80
+    # the horizon belongs to Mr X's search: the detectives' playouts still run to the end
+    det = detective_position().view("D1")
+    a = MCTSSearch(det, MCTSOptions(horizon=1, **PURE), seed=3)
+    b = MCTSSearch(det, MCTSOptions(**PURE), seed=3)
+    a.run(40)
+    b.run(40)
+    assert a.playout_plies == b.playout_plies
 
 
 def test_mr_x_agent_respects_move_filter_at_the_root():

@@ -117,6 +117,8 @@ class MCTSOptions:
     categorization_weights: CategoryWeights | str | Path | Mapping[str, Any] | None = None
     attach_double: bool = True
     mr_x_model: str = "paranoid"
+    horizon: int = 0
+    info_weight: float = 0.0
     belief: str = "categorization"
     critical: bool = False
     determinization: str = "single"
@@ -149,6 +151,11 @@ class MCTSOptions:
         num("coalition_reduction", 0.0, 1.0)
         num("epsilon_mr_x", 0.0, 1.0)
         num("epsilon_detectives", 0.0, 1.0)
+        num("info_weight", 0.0, 1.0)
+        if isinstance(self.horizon, bool) or not isinstance(self.horizon, int) or \
+                self.horizon < 0:
+            raise ValueError(f"MCTS option horizon is a whole number >= 0, not "
+                             f"{self.horizon!r}")
         for name in ("progressive_history", "history_playouts", "move_filter",
                      "categorization", "attach_double", "critical", "fast"):
             if not isinstance(getattr(self, name), bool):
@@ -378,6 +385,11 @@ class MCTSSearch:
             opts.coalition_reduction, opts.progressive_history, opts.history_playouts, sample,
             len(locs))
         self._pf[K.PF_OPEN] = int(view.side == "mr_x" and opts.mr_x_model != "paranoid")
+        if view.side == "mr_x":
+            # Mr X's search: playouts stop ``horizon`` of his moves after the leaf, valued by
+            # K.leaf_value (not caught, less the information term)
+            self._pf[K.PF_HORIZON] = opts.horizon
+            self._pa[K.PA_INFO] = opts.info_weight
         self._locs = kern.ints(locs)
         self._cum = kern.floats(cum)
         mover = view.to_move or ""

@@ -108,6 +108,7 @@ PA_W = 1          # progressive history weight
 PA_R = 2          # coalition reduction
 PA_EPSX = 3       # epsilon of Mr X's playout policy
 PA_EPSD = 4       # epsilon of the detectives' playout policy
+PA_INFO = 5       # Mr X's search, a playout stopped at the horizon: weight of the information term
 PA_LEN = 8
 
 PF_PH = 0         # progressive history on
@@ -120,7 +121,11 @@ PF_NROOT = 6      # root moves restricted to the first PF_NROOT codes of ``ra`` 
 PF_OPEN = 7       # Mr X's search: the hunters' moves in the tree are played by their playout
 #                   policy, not searched (open loop: the tree holds Mr X's moves only)
 PF_ROOTX = 8      # the root's moves are exactly the PF_NROOT codes of ``ra`` (unfiltered)
+PF_HORIZON = 9    # Mr X's search: a playout stops after this many of his moves (0: at the end)
 PF_LEN = 12
+
+#: The information term's reference: a possible set this large (or larger) hides Mr X fully.
+INFO_REF = 32
 
 # ---- tree layout --------------------------------------------------------------------------------
 TR_MOVE = 0
@@ -1028,14 +1033,21 @@ def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
 
 def playout(st, ru, bd, pa, pf, rng, buf, sc, moves, k):
     """Play ``st`` to the end with the epsilon-greedy policies. Moves are written to ``moves``
-    from index ``k`` (as far as it has room); return the new end index."""
+    from index ``k`` (as far as it has room); return the new end index. With
+    ``pf[PF_HORIZON]`` = h > 0 the playout stops (the game not over) when Mr X is to move
+    after h moves of his in it."""
     cap = len(moves)
     epsx = pa[PA_EPSX]
     epsd = pa[PA_EPSD]
     filt = pf[PF_FILT]
     target = pf[PF_TARGET]
+    horizon = pf[PF_HORIZON]
+    xmoves = 0
     while st[ST_OUT] == OUT_NONE:
         if st[ST_TURN] == 0:
+            if horizon > 0 and xmoves >= horizon:
+                break
+            xmoves += 1
             code = choose_mrx(st, ru, bd, epsx, filt, rng, buf, sc)
         else:
             code = choose_hunter(st, ru, bd, epsd, target, rng, buf)
@@ -1106,6 +1118,35 @@ def backpropagate(tr, tv, path, depth, out, capt, r):
     for k in range(1, depth + 1):
         v = path[k]
         tv[v] += reward(tr[v * TR_W + TR_MOVE] >> 24, out, capt, r)
+        tr[v * TR_W + TR_VIS] += 1
+    tr[path[0] * TR_W + TR_VIS] += 1
+
+
+def leaf_value(st, info):
+    """Mr X's value of a playout stopped at the horizon, the game not over: he was not caught,
+    worth ``1 - info * (1 - h)``, where ``h = min(1, ln|possible| / ln INFO_REF)`` is how well
+    the public possible set hides him (0 when the detectives know his station, 1 with INFO_REF
+    stations or more)."""
+    if info <= 0.0:
+        return 1.0
+    n = bel_count(st)
+    h = 0.0
+    if n > 1:
+        h = math.log(n) / math.log(INFO_REF)
+        if h > 1.0:
+            h = 1.0
+    return 1.0 - info * (1.0 - h)
+
+
+def backpropagate_value(tr, tv, path, depth, vx):
+    """Add a playout stopped at the horizon to the nodes of ``path[0..depth]``: Mr X's nodes
+    get his leaf value ``vx``, a hunter's node ``1 - vx``."""
+    for k in range(1, depth + 1):
+        v = path[k]
+        if (tr[v * TR_W + TR_MOVE] >> 24) == 0:
+            tv[v] += vx
+        else:
+            tv[v] += 1.0 - vx
         tr[v * TR_W + TR_VIS] += 1
     tr[path[0] * TR_W + TR_VIS] += 1
 
@@ -1252,7 +1293,13 @@ def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, c
             mt[MT_PLIES] += nm - ntree
         out = work[ST_OUT]
         capt = work[ST_CAPT]
-        backpropagate(tr, tv, path, depth, out, capt, rr)
+        vx = 0.0
+        if out == OUT_NONE:
+            # stopped at the horizon: Mr X's leaf value (a hunter's is 1 - it)
+            vx = leaf_value(work, pa[PA_INFO])
+            backpropagate_value(tr, tv, path, depth, vx)
+        else:
+            backpropagate(tr, tv, path, depth, out, capt, rr)
         if use_ph:
             lim = ntree
             if hplay:
@@ -1260,6 +1307,12 @@ def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, c
             for j in range(lim):
                 c = imv[j]
                 key = hkey(c)
-                hs[key] += reward(c >> 24, out, capt, rr)
+                if out == OUT_NONE:
+                    if (c >> 24) == 0:
+                        hs[key] += vx
+                    else:
+                        hs[key] += 1.0 - vx
+                else:
+                    hs[key] += reward(c >> 24, out, capt, rr)
                 hc[key] += 1
         mt[MT_ITERS] += 1
