@@ -43,6 +43,12 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
 - ``mr_x_model="public"``: Mr X's tree holds his own moves only (open loop); the detectives'
   moves, in the tree and the playouts, are made by their ε-greedy CAL policy towards a station
   drawn from the public possible locations, never from his true station.
+- ``horizon=3``: Mr X's playouts stop three of his moves after the leaf; a playout he survives
+  that far is worth 1 (less ``info_weight`` times a term for a small public possible set,
+  :func:`scotlandyard.kernel._kernel.leaf_value`; ``info_weight`` is 0 in the best settings).
+  His value then measures the chance of capture within a horizon that deepens with the tree,
+  not the survival of a myopic MCD playout to round 22: with 4 times the iterations he wins
+  clearly more (docs/experiments.md).
 - ``belief="policy"``: the detectives' determinization weights come from a model of Mr X's
   play (:func:`.belief_search.policy_weights`); ``critical=True``: an exact joint-move search
   over the possible locations at critical moments (:func:`.belief_search.best_cover`).
@@ -199,7 +205,8 @@ NW_SETTINGS: dict[str, Any] = {
 
 #: This package's best settings, over the paper's: the ``mcts`` agent (measured in
 #: benchmarks/nijssen_winands.py --versus; docs/experiments.md).
-BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "coalition_reduction": 0.4}
+BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "horizon": 3,
+                                 "coalition_reduction": 0.4}
 
 
 @dataclass(frozen=True)
