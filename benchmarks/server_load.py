@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -99,6 +100,17 @@ def wait_quiet(pids: list[int], limit: float = 120.0) -> float:
         if sum(cpu_seconds(p) for p in pids) - before < 0.05:
             break
     return time.monotonic() - t0
+
+
+def quiet_collector() -> None:
+    """Keep this client's garbage collector from pausing the bots mid-row (a pause here would
+    be counted as the server's latency): what is alive now (the sockets, the bots) is frozen,
+    and full collections are as rare as in the server (``serve``'s ``GC_THRESHOLDS``)."""
+    from scotlandyard.server.cli import GC_THRESHOLDS
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 @dataclass
@@ -285,6 +297,7 @@ async def run_row(base: str | list[str], pid: int | list[int], games: int, secon
     opened = []
     for n in range(games):
         opened.append(await load.open_game(n))
+    quiet_collector()
     load.measuring = True
     t0, cpu0 = time.perf_counter(), sum(cpu_seconds(p) for p in pids)
     slots = [asyncio.create_task(load.game_slot(n, socks)) for n, socks in enumerate(opened)]
@@ -327,6 +340,7 @@ async def capacity(base: str, pid: int, steps: list[int], seconds: float, think:
             while len(slots) < target:  # ten at a time, as players arriving
                 batch = range(len(slots), min(target, len(slots) + 10))
                 await asyncio.gather(*(add(n) for n in batch))
+            quiet_collector()
             await asyncio.sleep(max(1.0, 2 * think))  # the new games' first moves
             stats = Stats()
             load.stats = stats

@@ -291,3 +291,94 @@ def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path):
     finally:
         first.close()
     Store(db, exclusive=True).close()  # free again once the first one stops
+
+
+def _game(store: Store, gid: str) -> None:
+    from scotlandyard.server.store import StoredSeat
+
+    store.create_game(gid, preset="classic", rules={}, start={"X": 1, "D1": 2}, seed=None,
+                      hotseat=False, seats=[StoredSeat("X", "human", None, None)],
+                      token_hashes={"X": gid + "-hash"})
+
+
+def test_queued_writes_commit_as_one_group_and_a_conflict_fails_alone(tmp_path):
+    """Writes that queue up behind a slow one are committed together (one transaction, each
+    in a savepoint): each caller gets its own result, a move at a ply already taken fails
+    alone (MoveConflict) and the others are stored; nothing is answered before the commit."""
+    import asyncio
+
+    from scotlandyard.server.store import AsyncStore, MoveConflict
+
+    store = Store(tmp_path / "g.sqlite3")
+    _game(store, "a")
+    _game(store, "b")
+    store.add_move("b", 1, "X", "T2")
+    db = AsyncStore(store)
+    gate = threading.Event()
+    groups: list[int] = []
+    real_group = store.group
+
+    def counting_group() -> Any:
+        groups.append(1)
+        return real_group()
+
+    store.group = counting_group  # type: ignore[method-assign]  # count the transactions
+
+    async def run() -> list[Any]:
+        slow = asyncio.ensure_future(db.write(gate.wait, 10))  # holds the thread meanwhile
+        await asyncio.sleep(0.05)
+        writes = [asyncio.ensure_future(db.write(store.add_move, "a", ply, "X", f"T{ply}"))
+                  for ply in (1, 2, 3)]
+        writes.append(asyncio.ensure_future(db.write(store.add_move, "b", 1, "X", "T9")))
+        await asyncio.sleep(0.05)
+        assert not any(w.done() for w in writes)  # queued behind the slow one
+        gate.set()
+        await slow
+        return await asyncio.gather(*writes, return_exceptions=True)
+
+    results = asyncio.run(run())
+    db.shutdown()
+    assert results[:3] == [None, None, None]
+    assert isinstance(results[3], MoveConflict)
+    assert groups == [1]  # the four queued writes: one transaction
+    con = sqlite3.connect(tmp_path / "g.sqlite3")
+    assert con.execute("SELECT ply, move FROM moves WHERE game_id = 'a' ORDER BY ply"
+                       ).fetchall() == [(1, "T1"), (2, "T2"), (3, "T3")]
+    assert con.execute("SELECT move FROM moves WHERE game_id = 'b'").fetchall() == [("T2",)]
+    con.close()
+    store.close()
+
+
+def test_a_refused_group_commit_stores_none_of_its_writes(tmp_path):
+    """Another process holds the write lock while writes are queued: the group's transaction
+    is refused, every write of it fails with the database's error, and none is stored."""
+    import asyncio
+
+    from scotlandyard.server.store import UNAVAILABLE, AsyncStore
+
+    path = tmp_path / "g.sqlite3"
+    store = Store(path, busy_timeout=0.2)
+    _game(store, "a")
+    db = AsyncStore(store)
+    gate = threading.Event()
+    other = sqlite3.connect(path, isolation_level=None)
+
+    async def run() -> list[Any]:
+        slow = asyncio.ensure_future(db.write(gate.wait, 10))
+        await asyncio.sleep(0.05)
+        writes = [asyncio.ensure_future(db.write(store.add_move, "a", ply, "X", f"T{ply}"))
+                  for ply in (1, 2)]
+        await asyncio.sleep(0.05)
+        other.execute("BEGIN IMMEDIATE")  # e.g. a backup, or the sqlite3 shell
+        gate.set()
+        await slow
+        out = await asyncio.gather(*writes, return_exceptions=True)
+        other.execute("ROLLBACK")
+        return out
+
+    results = asyncio.run(run())
+    db.shutdown()
+    assert all(isinstance(r, UNAVAILABLE) for r in results), results
+    assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM moves").fetchone() == (0,)
+    other.close()
+    store.close()

@@ -342,6 +342,13 @@ def frame_text(obj: Any) -> str:
         return json.dumps(obj, separators=(",", ":"))
 
 
+def state_frame(view_text: str, shared_text: str) -> str:
+    """A ``state`` frame from its view's JSON text and the JSON object of the fields every
+    connection shares (``Room.shared_state``): the same text as ``frame_text`` of the whole
+    message, with each part encoded once."""
+    return '{"type":"state","view":' + view_text + "," + shared_text[1:]
+
+
 def error_frame(code: ErrorCode, message: str, client_id: Any = None) -> str:
     """An ``error`` frame as JSON text."""
     return ErrorMessage(code=code, message=message, id=client_id).model_dump_json()

@@ -46,6 +46,7 @@ from .protocol import (
     SyncMessage,
     TakebackMessage,
     TakeoverMessage,
+    state_frame,
 )
 from .protocol import frame_text as _json
 from .store import (
@@ -66,6 +67,8 @@ DB_ERRORS: tuple[type[Exception], ...] = (StoreError, *UNAVAILABLE)  # a write t
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from ..view import PlayerView
 
 __all__ = ["DEFAULT_AGENT", "LEVELS", "X_ABSENT_SECONDS", "Connection", "GameServer",
            "GameDamaged", "RateLimit", "Role", "Room", "Seat", "SetupError", "commitment_hash",
@@ -95,6 +98,16 @@ def resolve_agent(name: str) -> tuple[str, str | None]:
         return "random", f"{name} is not available on this server; random plays instead"
     raise ValueError(f"unknown agent {name!r} (levels: {', '.join(LEVELS)}; agents on this "
                      f"server: {', '.join(known)})")
+
+
+def last_move(game: Game) -> tuple[str, Move] | None:
+    """The last move made, as (piece, move), or ``None`` before the first (``game.moves[-1]``
+    without copying the whole list)."""
+    history = game.history
+    if not history:
+        return None
+    last = history[-1]
+    return game.pieces[last.piece], last.move
 
 
 class SetupError(ValueError):
@@ -191,6 +204,8 @@ class Room:
         self.hotseat = hotseat
         self.commitments = commitments
         self._beliefs: tuple[int, dict[str, float], list[dict[str, Any]] | None] | None = None
+        self._views: tuple[tuple[Game, int, object], dict[str, PlayerView],
+                           dict[str, str]] | None = None  # (position, views, their JSON)
         self._analysis: tuple[int, dict[str, Any]] | None = None  # (ply, post-game analysis)
         self._p_true: dict[int, float] = {}
         """The public map's probability of Mr X's true station right after each of his moves
@@ -368,8 +383,8 @@ class Room:
         cached = self._beliefs
         if cached is not None and cached[0] == version:
             return cached[1], cached[2]
-        public = self.game.view("spectator")
-        last = self.game.moves[-1] if version else None
+        public = self.view("spectator")
+        last = last_move(self.game)
         if (cached is not None and cached[0] == version - 1 and not self.game.is_over()
                 and last is not None and last[0] != MR_X
                 and (last[1].destination is None or str(last[1].destination) not in cached[1])):
@@ -398,12 +413,37 @@ class Room:
             self._analysis = (self.game.ply, analyse(self.game, self._p_true))
         return self._analysis[1]
 
-    def state(self, key: str, seats: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The ``state`` message for the view ``key``."""
+    def view(self, key: str) -> PlayerView:
+        """``game.view(key)``, built once per position: the views of the position in play are
+        kept until the game changes (a move, a takeback, a reload), so a move's frames, the
+        public map and the sockets that join or sync share them."""
+        game = self.game
+        history = game.history
+        position = (game, len(history), history[-1] if history else None)
+        cached = self._views
+        if (cached is None or cached[0][0] is not game or cached[0][1] != position[1]
+                or cached[0][2] is not position[2]):
+            cached = self._views = (position, {}, {})
+        views = cached[1]
+        view = views.get(key)
+        if view is None:
+            view = views[key] = game.view(key)
+        return view
+
+    def view_text(self, key: str) -> str:
+        """``game.view(key).to_dict()`` as JSON text (once per position and view)."""
+        view = self.view(key)
+        texts = self._views[2] if self._views is not None else {}
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = _json(view.to_dict())
+        return text
+
+    def shared_state(self, seats: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The fields of the ``state`` message that are the same for every connection (all of
+        them public: the public map is computed from the spectator's view)."""
         prob, history = self.public_beliefs()
         return {
-            "type": "state",
-            "view": self.game.view(key).to_dict(),
             "seats": seats if seats is not None else self.seat_infos(),
             "commitments": [{"slot": c.slot, "hash": c.hash} for c in self.commitments],
             "openings": self.openings(),
@@ -418,15 +458,21 @@ class Room:
             "adjudication": self.adjudication,
         }
 
+    def state(self, key: str, seats: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The ``state`` message for the view ``key``."""
+        return {"type": "state", "view": self.view(key).to_dict(), **self.shared_state(seats)}
+
     def broadcast_state(self, only: Connection | None = None) -> None:
-        """Send every connection (or ``only``) its fresh state; each view is built once."""
-        seats = self.seat_infos()
+        """Send every connection (or ``only``) its fresh state. Each distinct view is encoded
+        once (per position) and the fields every connection shares once per call; the
+        connections that share a view are sent the same text."""
+        shared = _json(self.shared_state(self.seat_infos()))
         cache: dict[str, str] = {}
         for conn in [only] if only is not None else list(self.connections):
             key = self.view_key(conn.role, conn.pieces)
             text = cache.get(key)
             if text is None:
-                text = cache[key] = _json(self.state(key, seats))
+                text = cache[key] = state_frame(self.view_text(key), shared)
             conn.send(text)
 
     # ---- connections -----------------------------------------------------------------------------
@@ -711,7 +757,8 @@ class Room:
             before = len(game.log)
             game.push(move)
             try:
-                piece, made = game.moves[-1]
+                undo = game.history[-1]
+                piece, made = game.pieces[undo.piece], undo.move
                 ply = game.ply
                 new = []
                 for entry in game.log[before:]:
@@ -1152,9 +1199,10 @@ class GameServer:
             except (ValueError, TypeError) as exc:
                 raise StoreError(f"game {gid}: move {ply} (by {piece}) does not replay "
                                  f"({type(exc).__name__})") from exc
-            if game.ply != ply or game.moves[-1][0] != piece:
+            made_by = game.pieces[game.history[-1].piece]
+            if game.ply != ply or made_by != piece:
                 raise StoreError(f"game {gid}: move {ply} is stored as {piece}'s but was "
-                                 f"made by {game.moves[-1][0]}")
+                                 f"made by {made_by}")
         log_entries = game.log
         if len(stored.commitments) != len(log_entries) or any(
                 c.slot != e.slot or c.station != e.station
