@@ -149,8 +149,10 @@ def test_ai_mr_x_reply_time_does_not_follow_his_legal_moves(tmp_path, monkeypatc
         # Every reply comes at the pace (0.4 s), whatever the think took (0.02..0.3 s here): what
         # is left is the event loop's scheduling jitter, a few ms on a quiet machine, far below
         # the think-time range an observer could rank. (A rank correlation over that jitter is
-        # noise-dominated at 30 samples, so the bound is on the spread itself.)
-        assert min(times) >= 0.39 and max(times) - min(times) < 0.08, (min(times), max(times))
+        # noise-dominated at 30 samples, so the bound is on the spread itself.) The lower
+        # bound allows 50 ms for the "X to move" frame reaching this client later than the
+        # server sent it (seen at load 3 on 2 cores: 0.373 s); unpaced replies start at 0.01 s.
+        assert min(times) >= 0.35 and max(times) - min(times) < 0.08, (min(times), max(times))
     else:  # the leak this guards against, measured on the same server with pacing off
         assert rho > 0.6
 
