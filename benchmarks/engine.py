@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/engine.py [--seconds 3] [--repeat 3] [--kernel-games 50000]
                                    [--batch-games 20000] [--threads N] [--naive PATH]
+                                   [--rounds 40] [--batch 40]
 
 Classic rules, 5 detectives, uniformly random legal moves (each move of ``legal_moves()``
 equally likely), Mr X's possible locations tracked, full games from start cards drawn from the
@@ -10,6 +11,10 @@ alike:
 
 - the baseline: ``../shared/bench/py_naive.py`` (a plain Python loop of the same rules, run as
   a subprocess exactly as its README says; its RESULT line is read);
+- the same baseline and the public API in turns in this process (py_naive's ``NaiveGame``
+  imported from that file, not copied): ``--rounds`` rounds of ``--batch`` games each, the
+  order swapped every round, so that a machine shared with other work slows both alike (the
+  ratio of the two loops' times is the steadier figure there);
 - the public API: ``game.push(rng.choice(game.legal_moves()))`` until ``game.is_over()``;
 - the kernel (numba, one core): ``scotlandyard.kernel.random_games``;
 - BatchSim (``scotlandyard.env.BatchSim``, uniform random, moves and possible locations kept;
@@ -26,6 +31,7 @@ the scaling; its CPU figure is CPU time over all threads.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import random
@@ -80,6 +86,49 @@ def public_api(rules: Rules, seconds: float, seed: int) -> tuple[float, float, f
     return games / w, games / c, moves / games
 
 
+def interleaved(path: Path, rules: Rules, rounds: int, batch: int
+                ) -> tuple[list[float], list[float]]:
+    """Seconds per ``batch`` games of the naive loop and of the public API loop, taken in turns
+    in this process (``rounds`` of each; who goes first alternates)."""
+    spec = importlib.util.spec_from_file_location("py_naive", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    board = mod.Board()
+
+    def run_naive(seed: int) -> float:
+        rng = random.Random(seed)
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            g = mod.NaiveGame(board, rng, True)
+            while not g.is_over():
+                g.push(rng.choice(g.legal_moves()))
+        return time.perf_counter() - t0
+
+    def run_api(seed: int) -> float:
+        rng = random.Random(seed)
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            g = Game.new(rules, seed=rng.randrange(1 << 30))
+            while not g.is_over():
+                g.push(rng.choice(g.legal_moves()))
+        return time.perf_counter() - t0
+
+    run_naive(10_000)  # warm both (the API's lazily made move rows included)
+    run_api(10_000)
+    tn: list[float] = []
+    ta: list[float] = []
+    for r in range(rounds):
+        if r % 2:
+            tn.append(run_naive(r))
+            ta.append(run_api(r))
+        else:
+            ta.append(run_api(r))
+            tn.append(run_naive(r))
+    return tn, ta
+
+
 def kernel(rules: Rules, n: int, seed: int) -> tuple[float, float, float]:
     """(games/s wall, games/s CPU, moves per game) of the kernel's random games."""
     from scotlandyard.kernel import random_games
@@ -120,6 +169,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None,
                     help="numba threads for BatchSim (default: numba's, one per core)")
     ap.add_argument("--naive", default=None)
+    ap.add_argument("--rounds", type=int, default=40,
+                    help="rounds of the in-process comparison (0: skip it)")
+    ap.add_argument("--batch", type=int, default=40, help="games per loop and round")
     args = ap.parse_args()
     import numba
 
@@ -140,6 +192,7 @@ def main() -> None:
         keep("kernel", kernel(rules, args.kernel_games, seed=r + 1))
         keep("batch", batch(rules, args.batch_games, seed=r, threads=threads))
         keep("batch1", batch(rules, args.batch_games, seed=r, threads=1))
+    tn, ta = interleaved(path, rules, args.rounds, args.batch) if args.rounds > 0 else ([], [])
     load1 = os.getloadavg()
 
     def best(name: str) -> tuple[float, ...]:
@@ -164,6 +217,14 @@ def main() -> None:
     api = best("api")
     table.add_row("public API: legal_moves() + push(), games", fig("api", 0), fig("api", 1),
                   f"{api[2]:.1f}", f"{api[0] / nv:.2f}", "≥ 1.5× naive")
+    if tn:
+        n_best, a_best = min(tn), min(ta)
+        n_med, a_med = statistics.median(tn), statistics.median(ta)
+        table.add_row(f"the two in turns in this process, {args.rounds} × {args.batch} games: "
+                      "naive", f"{args.batch / n_best:,.0f} ({args.batch / n_med:,.0f})", "", "",
+                      "1.00", "")
+        table.add_row("  … public API", f"{args.batch / a_best:,.0f} ({args.batch / a_med:,.0f})",
+                      "", "", f"{n_best / a_best:.2f} ({n_med / a_med:.2f})", "≥ 1.5× naive")
     kern = best("kernel")
     table.add_row(f"kernel: random_games (numba, one core), {args.kernel_games:,} games",
                   fig("kernel", 0), fig("kernel", 1), f"{kern[2]:.1f}", f"{kern[0] / nv:.0f}",
