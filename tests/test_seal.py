@@ -100,3 +100,41 @@ def test_scotlandyard_verify_offline(finished, tmp_path: Path):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "NOT honest" in out.stdout + out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("extra_reveal", [False, True], ids=["classic", "extra_reveal"])
+def test_honest_games_with_doubles_blacks_and_takes_verify(extra_reveal):
+    """Mr X spends his double moves and black tickets (and, with the extra-reveal variant,
+    reveals himself and takes detectives' tickets): the honest journey verifies. (A take
+    fills no log slot and a chosen reveal is part of the move: both were read wrongly before,
+    so an honest extra-reveal game failed.)"""
+    from scotlandyard.rules import preset_info
+
+    from .seal_games import finished_state, spent
+
+    rules = preset_info("classic").rules(2).replace(extra_reveal=extra_reveal)
+    state = finished_state(rules, seed=3)
+    used = spent(state["view"])
+    assert used["black"] >= 1 and used["double"] >= 1
+    assert extra_reveal == any(h["move"].startswith("take:") for h in state["view"]["history"])
+    report = verify_seal(state)
+    assert report.ok, report.problems
+    assert state["view"]["start"]["X"] in report.starts
+
+
+def test_more_black_tickets_or_doubles_than_mr_x_held_are_rejected():
+    from scotlandyard.rules import preset_info
+
+    from .seal_games import finished_state, spent
+
+    state = finished_state(preset_info("classic").rules(2), seed=3)
+    used = spent(state["view"])
+    for setting, count in (("black_tickets", used["black"]), ("double_moves", used["double"])):
+        fewer = copy.deepcopy(state)
+        rules = fewer["view"]["rules"]
+        rules[setting] = count - 1
+        if setting == "double_moves":  # the log has fewer slots then: keep the rules valid
+            rules["reveal_slots"] = [s for s in rules["reveal_slots"]
+                                     if s <= rules["last_round"] + count - 1]
+        report = verify_seal(fewer)
+        assert not report.ok and any("not legal" in p for p in report.problems), setting

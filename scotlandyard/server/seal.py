@@ -72,8 +72,8 @@ def verify_seal(state: dict[str, Any]) -> SealReport:
     moves: list[Move] = []
     slot = 0
     for i, h in enumerate(history, 1):
-        if h["piece"] != MR_X:
-            moves.append(Move.parse(h["move"]))
+        if h["piece"] != MR_X or str(h["move"]).startswith("take:"):
+            moves.append(Move.parse(h["move"]))  # a take (R-VAR-EXTRA-REVEAL) fills no slot
             continue
         parts = str(h["move"]).count("+") + 1
         steps = []
@@ -83,7 +83,8 @@ def verify_seal(state: dict[str, Any]) -> SealReport:
                 problems.append(f"move {i}: Mr X's slot {slot} has no opening or ticket")
                 return SealReport(False, len(commitments), problems)
             steps.append(f"{_LETTER.get(tickets[slot], '?')}{openings[slot][0]}")
-        moves.append(Move.parse("+".join(steps)))
+        shown = "!" if str(h["move"]).endswith("!") else ""  # a reveal he chose (extra reveal)
+        moves.append(Move.parse("+".join(steps) + shown))
     hunters = {p: int(s) for p, s in view["start"].items() if p != MR_X}
     deck = rules.start_deck_detectives if rules.shared_start_deck else rules.start_deck_mr_x
     cards = [c for c in deck if c not in hunters.values()] or list(range(1, 200))

@@ -86,3 +86,46 @@ def test_first_seen_commitments_survive_a_reload(server: str, new_page: Any) -> 
     # after the reload a server sends another hash for slot 1: the first one seen is kept
     assert page.evaluate(call, [{"slot": 1, "hash": "bb"}, {"slot": 2, "hash": "cc"}]) == [
         [1, "aa"], [2, "cc"]]
+
+
+def test_the_page_counts_mr_x_tickets(server: str, new_page: Any) -> None:
+    """The page's journey check counts Mr X's tickets as `scotlandyard verify` does: a journey
+    along real lines that spends more black tickets or double moves than he held, or a taxi,
+    bus or underground ticket he never had, is rejected; honest games (one where he takes
+    detectives' tickets, R-VAR-EXTRA-REVEAL, included) pass."""
+    import copy
+
+    from scotlandyard.rules import preset_info
+
+    from ..seal_games import finished_state, spent
+
+    classic = preset_info("classic").rules(2)
+    state = finished_state(classic, seed=3)
+    takes = finished_state(classic.replace(extra_reveal=True), seed=3)
+    used = spent(state["view"])
+    assert used["black"] >= 1 and used["double"] >= 1 and used["plain"] >= 1
+    assert any(h["move"].startswith("take:") for h in takes["view"]["history"])
+    forged = []
+    for change in ({"black_tickets": used["black"] - 1}, {"double_moves": used["double"] - 1},
+                   {"mr_x_tickets": [0, 0, 0], "ticket_handover": False}):
+        view = copy.deepcopy(state["view"])
+        view["rules"].update(change)
+        forged.append(view)
+    page = new_page()
+    page.goto(server + "/rules")
+    page.wait_for_selector(".rules-page")
+    result = page.evaluate(
+        """async ([views, openings, takes]) => {
+            const v = await import('/static/js/verify.js');
+            const board = await (await fetch('/api/board?board=classic')).json();
+            return [v.verifyJourney(board, takes.view, takes.openings),
+                    ...views.map((view) => v.verifyJourney(board, view, openings))];
+        }""", [[state["view"], *forged], state["openings"], takes])
+    extra, honest, fewer_black, fewer_double, no_plain = result
+    assert honest == {"ok": True, "problems": []}
+    assert extra == {"ok": True, "problems": []}
+    for report, ticket in ((fewer_black, "black"), (fewer_double, "double")):
+        assert report["ok"] is False, ticket
+        assert [p["text"] for p in report["problems"]] == [f"Mr X had no {ticket} ticket left"]
+    assert no_plain["ok"] is False
+    assert all(p["why"] == "journey" and "ticket left" in p["text"] for p in no_plain["problems"])

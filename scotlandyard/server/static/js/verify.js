@@ -65,9 +65,13 @@ export function firstSeen(gameId, commitments, storage = globalThis.localStorage
 /**
  * Check Mr X's opened journey against the board, from the openings and the public log alone:
  * every step along a line of the ticket shown (black: any line, ferries included), never onto
- * a detective, the first step from a start card he could have drawn. `board` is the
- * /api/board payload the page draws with; `view` the final view (rules, start, history, log).
- * Returns {ok, problems: [{slot, why: "journey", text}]}.
+ * a detective, the first step from a start card he could have drawn, and never with a ticket he
+ * did not hold at that moment: his tickets are counted as the rules give them (the rules'
+ * `mr_x_tickets`, `black_tickets`, `double_moves`; taxi, bus and underground unlimited where
+ * `mr_x_unlimited`; the tickets detectives spend handed to him where `ticket_handover`; a
+ * ticket he takes from a detective), as `scotlandyard verify` does by replaying the game.
+ * `board` is the /api/board payload the page draws with; `view` the final view (rules, start,
+ * history, log). Returns {ok, problems: [{slot, why: "journey", text}]}.
  */
 export function verifyJourney(board, view, openings) {
   const problems = [];
@@ -90,13 +94,32 @@ export function verifyJourney(board, view, openings) {
   let from = null;
   let slot = 0;
   const fail = (s, text) => problems.push({ slot: s, why: "journey", text });
+  const held = mrXTickets(rules);
+  const spend = (s, ticket) => { // one of Mr X's tickets used at slot s
+    if (!(ticket in held)) return; // taxi, bus, underground without limit
+    held[ticket] -= 1;
+    if (held[ticket] < 0) fail(s, `Mr X had no ${ticket} ticket left`);
+  };
   for (const h of view.history || []) {
-    if (h.piece !== "X") {
-      const nums = String(h.move).match(/\d+/g);
-      if (nums) pos[h.piece] = Number(nums[nums.length - 1]);
+    const text = String(h.move);
+    if (h.piece !== "X") { // "D2:T92" (or "T92"), "D2:pass"
+      const step = /^([TBUK])(\d+)/i.exec(text.split(":").pop());
+      if (!step) continue; // a pass: no station, no ticket
+      pos[h.piece] = Number(step[2]);
+      const used = LETTERS[step[1].toUpperCase()];
+      if (rules.ticket_handover && handsOver(h.piece, rules) && used in held) {
+        held[used] += 1; // a detective's spent ticket goes to Mr X
+      }
       continue;
     }
-    const parts = String(h.move).split("+").length;
+    const take = text.match(/^take:[^:]+:([A-Z])/i);
+    if (take) { // he takes a ticket from a detective: no step, no log slot
+      const got = LETTERS[take[1].toUpperCase()];
+      if (got && got in held) held[got] += 1;
+      continue;
+    }
+    const parts = text.split("+").length;
+    if (parts > 1) spend(slot + 1, "double");
     for (let i = 0; i < parts; i++) {
       slot += 1;
       const to = opened.get(slot);
@@ -105,6 +128,7 @@ export function verifyJourney(board, view, openings) {
         fail(slot, "no opening or ticket");
         return { ok: false, problems };
       }
+      spend(slot, ticket);
       const taken = Object.values(pos);
       if (from === null) {
         const cards = ((deck && deck.length) ? deck : all).filter((c) => !taken.includes(c));
@@ -117,6 +141,26 @@ export function verifyJourney(board, view, openings) {
     }
   }
   return { ok: problems.length === 0, problems };
+}
+
+const LETTERS = { T: "taxi", B: "bus", U: "underground", K: "black" };
+
+/** Mr X's tickets at the start, by name, as the rules give them; a kind he may use without
+ * limit (taxi, bus, underground where `mr_x_unlimited`) is left out. */
+function mrXTickets(rules) {
+  const held = { black: Number(rules.black_tickets) || 0, double: Number(rules.double_moves) || 0 };
+  if (!rules.mr_x_unlimited) {
+    const [taxi, bus, underground] = rules.mr_x_tickets || [0, 0, 0];
+    Object.assign(held, { taxi: Number(taxi) || 0, bus: Number(bus) || 0,
+      underground: Number(underground) || 0 });
+  }
+  return held;
+}
+
+/** Whether a piece's spent tickets go to Mr X: the detectives D1..Dn (police move free). */
+function handsOver(piece, rules) {
+  const m = /^D(\d+)$/.exec(String(piece));
+  return Boolean(m) && Number(m[1]) <= Number(rules.detectives || 0);
 }
 
 // FIPS 180-4 SHA-256, used only where WebCrypto is unavailable.
