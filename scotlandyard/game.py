@@ -925,7 +925,7 @@ class Game:
                 return
         elif move is PASS:
             # a pass in the fixed order: legal if legal_moves() offered it in this very
-            # position (its token is the newest record, see _offered_pass), or no move is left
+            # position (its token is the newest record: see legal_moves), or no move is left
             if t and not self._free and self._outcome is None and (
                     (self._undo and self._undo[-1] is self._pass_token)
                     or not self._can_move(t)):
