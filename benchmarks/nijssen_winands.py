@@ -62,7 +62,7 @@ from typing import Any
 from scotlandyard import Rules
 from scotlandyard.ai import agent_names
 from scotlandyard.ai.arena import ArenaConfig, ArenaError, ArenaResult, run_arena
-from scotlandyard.ai.mcts import NW_SETTINGS
+from scotlandyard.ai.mcts import BEST_SETTINGS, NW_SETTINGS
 
 AGENT = "mcts"
 
@@ -363,8 +363,11 @@ def versus_arms(budgets: list[int], curve: list[int],
 
 def versus_config(arm: Arm, args: argparse.Namespace) -> ArenaConfig:
     """The arena configuration of one arm: the budget of each side is its agent's
-    ``playouts`` option (the arena passes ``Budget()``), the same seeds in every arm."""
-    extra = dict(getattr(args, "best_opt", None) or {})
+    ``playouts`` option (the arena passes ``Budget()``), the same seeds in every arm. Our
+    agent's options are written out in full (:data:`BEST_SETTINGS`, then ``--best-opt``), so
+    that a run folder, keyed by the options, never mixes games of two versions of the
+    ``mcts`` defaults."""
+    extra = {**BEST_SETTINGS, **dict(getattr(args, "best_opt", None) or {})}
 
     def opts(agent: str, playouts: int) -> dict[str, Any]:
         return {"playouts": playouts, **(extra if agent == BEST_AGENT else {})}

@@ -49,8 +49,9 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   His value then measures the chance of capture within a horizon that deepens with the tree,
   not the survival of a myopic MCD playout to round 22: with 4 times the iterations he wins
   clearly more (docs/experiments.md).
-- ``belief="policy"``: the detectives' determinization weights come from a model of Mr X's
-  play (:func:`.belief_search.policy_weights`); ``critical=True``: an exact joint-move search
+- ``belief="policy"`` (in the best settings): the detectives' determinization weights come
+  from a model of Mr X's play (:func:`.belief_search.policy_weights`); ``critical=True`` (an
+  option): an exact joint-move search
   over the possible locations at critical moments (:func:`.belief_search.best_cover`).
 
 The search runs in :mod:`scotlandyard.kernel._kernel`, compiled by numba (``fast=True``) or as
@@ -206,7 +207,7 @@ NW_SETTINGS: dict[str, Any] = {
 #: This package's best settings, over the paper's: the ``mcts`` agent (measured in
 #: benchmarks/nijssen_winands.py --versus; docs/experiments.md).
 BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "horizon": 3,
-                                 "coalition_reduction": 0.4}
+                                 "coalition_reduction": 0.4, "belief": "policy"}
 
 
 @dataclass(frozen=True)
