@@ -636,3 +636,58 @@ def test_a_listener_that_lost_its_connection_catches_up_on_every_game(pg_url: st
                 assert gone == [(True,)]
             st = _state(ws)  # the catch-up after the listener's reconnection
             assert st["version"] == 1 and st["view"]["log"][0]["ticket"]
+
+
+def test_a_reload_after_a_takeback_on_another_worker_reads_nothing_on_the_event_loop(
+        pg_url: str) -> None:
+    """Moves taken back through A: B, which shows the game, replays it from the rows it read
+    in its database thread; no store read runs on B's event loop (a slow database would
+    stall every game of B), and B's socket ends on the position after the takeback."""
+    import asyncio
+
+    from fastapi.testclient import TestClient
+
+    from scotlandyard.server.app import create_app
+
+    with TestClient(create_app(pg_url, ai_delay=0)) as a, \
+            TestClient(create_app(pg_url, ai_delay=0)) as b:
+        g = a.post("/api/games", json={"preset": "classic", "detectives": 1}).json()
+        gid, tok = g["game_id"], g["tokens"]
+        b_store = b.app.state.games.store  # type: ignore[attr-defined]
+        on_loop: list[str] = []
+
+        def watched(name: str) -> Callable[..., Any]:
+            real = getattr(b_store, name)
+
+            def call(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    asyncio.get_running_loop()
+                    on_loop.append(name)  # called on the event loop's thread
+                except RuntimeError:
+                    pass
+                return real(*args, **kwargs)
+            return call
+
+        with a.websocket_connect(f"/ws/{gid}?token={tok['X']}") as xa, \
+                a.websocket_connect(f"/ws/{gid}?token={tok['detectives']}") as da, \
+                b.websocket_connect(f"/ws/{gid}?token={tok['spectator']}") as sb:
+            st = _state(xa)
+            _state(da)
+            _state(sb)
+            xa.send_json({"type": "move", "move": next(m for m in st["view"]["legal_moves"]
+                                                       if "+" not in m), "id": "x1"})
+            assert _answer(xa, "x1")[1]["type"] == "ack"
+            while (st := _state(da))["version"] < 1:
+                pass
+            da.send_json({"type": "move", "move": st["view"]["legal_moves"][0], "id": "d1"})
+            assert _answer(da, "d1")[1]["type"] == "ack"
+            while _state(sb)["version"] < 2:
+                pass
+            for name in ("load_game", "options", "token_names", "clock", "adjudication", "chat"):
+                setattr(b_store, name, watched(name))
+            # the takeback as A's room makes it (both sides agreed): D1's move undone
+            a.app.state.games.store.undo_moves(gid, 2, 1)  # type: ignore[attr-defined]
+            while (seen := _state(sb))["version"] != 1:
+                pass
+        assert seen["view"]["round"] == 1 and len(seen["commitments"]) == 1
+        assert not on_loop, on_loop

@@ -698,11 +698,15 @@ class Room:
                 game.push(Move.parse(text))
                 changed = True
         else:  # moves were taken back elsewhere: replay the whole game
+            # (from the rows read in the database's thread: only the replayed game is kept,
+            # so nothing more is read here, on the event loop)
+            facts = RoomFacts(self.public, self.options, issued, clock, adjudication)
             try:
-                fresh = self.server._rebuild(stored)
+                fresh = self.server._rebuild(stored, facts)
             except StoreError as exc:
                 log.error("game %s cannot be reloaded: %s", self.id, exc)
                 return False
+            fresh.close()
             self.game, changed = fresh.game, True
             self._beliefs = None
             self._p_true = {}
