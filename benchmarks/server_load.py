@@ -33,7 +33,15 @@ have no running games of its own).
 ``--capacity N,N,...`` ramps the number of games (bots thinking ``--think`` s before each
 move, like players) and prints one row per count: moves/s, p50/p99 move latency, the server's
 CPU and resident memory, the bots' own CPU (they share the machine), and the knee: the most
-games served with p99 <= ``--knee-ms`` (50) and no errors.
+games served with p99 <= ``--knee-ms`` (50) and no errors. With ``--workers N`` (PostgreSQL)
+the ramp routes each game, all its sockets, to one worker (``n`` mod N, as a load balancer
+that hashes the game id would) and adds up the workers' CPU and memory:
+
+    python benchmarks/server_load.py --db pg-temp --workers 2 --capacity 200,300,400 --seconds 8
+
+The bots run on uvloop where it is installed (it comes with uvicorn) and freeze their sockets
+out of the garbage collector's way before each row, so their own pauses are not counted as
+the server's latency.
 """
 
 from __future__ import annotations
@@ -148,6 +156,7 @@ class Load:
         self.http = self.https[0]
         self.measuring = False
         self.stop = asyncio.Event()
+        self.sticky = False  # every socket of game n on worker n (a load balancer by game)
 
     async def finish(self, slots: list, timeout: float) -> None:
         """Stop the bots: let the game slots end (at most ``timeout`` s), close the clients."""
@@ -183,7 +192,8 @@ class Load:
         names = ["X", "detectives"] + (["spectator"] if self.spectators else [])
         socks = []
         for i, name in enumerate(names):
-            ws = await websockets.connect(self.url(g, name, n + i), max_size=2**23)
+            worker = n if self.sticky else n + i
+            ws = await websockets.connect(self.url(g, name, worker), max_size=2**23)
             await ws.recv()  # welcome
             socks.append((name, ws))
         return socks
@@ -322,12 +332,17 @@ class Step:
     client_cpu: float  # this process's CPU seconds in the window (the bots)
 
 
-async def capacity(base: str, pid: int, steps: list[int], seconds: float, think: float,
-                   spectators: bool, seed: int, give_up_ms: float = 1000.0) -> list[Step]:
+async def capacity(base: str | list[str], pid: int | list[int], steps: list[int],
+                   seconds: float, think: float, spectators: bool, seed: int,
+                   give_up_ms: float = 1000.0) -> list[Step]:
     """Ramp the number of games: open games up to each count in ``steps`` (the ones already
     open keep playing), let them settle, then measure ``seconds``. Stops after a step whose
-    p99 is over ``give_up_ms`` (far past the knee)."""
+    p99 is over ``give_up_ms`` (far past the knee). With several workers (``base`` and ``pid``
+    lists), game ``n`` and all its sockets go to worker ``n`` mod N (a load balancer that routes
+    by game), and the rows add up the workers' CPU and memory."""
     load = Load(base, Stats(), 10**9, think, spectators, seed)
+    load.sticky = True
+    pids = [pid] if isinstance(pid, int) else list(pid)
     slots: list[asyncio.Task] = []
     out: list[Step] = []
 
@@ -345,12 +360,14 @@ async def capacity(base: str, pid: int, steps: list[int], seconds: float, think:
             stats = Stats()
             load.stats = stats
             load.measuring = True
-            t0, cpu0, mine0 = time.perf_counter(), cpu_seconds(pid), time.process_time()
+            t0, mine0 = time.perf_counter(), time.process_time()
+            cpu0 = sum(cpu_seconds(p) for p in pids)
             await asyncio.sleep(seconds)
             load.measuring = False
             stats.seconds = time.perf_counter() - t0
-            stats.server_cpu = cpu_seconds(pid) - cpu0
-            out.append(Step(target, stats, rss_mb(pid), time.process_time() - mine0))
+            stats.server_cpu = sum(cpu_seconds(p) for p in pids) - cpu0
+            out.append(Step(target, stats, sum(rss_mb(p) for p in pids),
+                            time.process_time() - mine0))
             if pct(stats.latencies, .99) > give_up_ms:
                 break
     finally:
@@ -421,11 +438,17 @@ def main() -> None:
             ramp = sorted({int(x) for x in args.capacity.split(",") if x.strip()})
         except ValueError:
             ap.error("--capacity takes whole numbers of games, e.g. 100,200,400")
-        if not ramp or ramp[0] < 1 or args.workers != 1:
-            ap.error("--capacity needs counts >= 1 and one worker")
+        if not ramp or ramp[0] < 1:
+            ap.error("--capacity needs counts >= 1")
     if args.games < 1 or args.seconds <= 0 or args.workers < 1:
         ap.error("--games >= 1, --seconds > 0 and --workers >= 1")
 
+    try:  # the bots' own event loop: uvloop (uvicorn's, a dependency) where it installs,
+        import uvloop  # so the bots leave more of the shared cores to the server
+
+        uvloop.install()
+    except ImportError:  # pragma: no cover - asyncio's own loop
+        pass
     workdir = Path(tempfile.mkdtemp(prefix="sy-load-"))
     db = args.db or str(workdir / "load.sqlite3")
     pg_stop: Callable[[], None] | None = None
@@ -471,7 +494,7 @@ def main() -> None:
         rows = []
         spect = not args.no_spectators
         if ramp:
-            steps = asyncio.run(capacity(base, pids[0], ramp, args.seconds, args.think, spect,
+            steps = asyncio.run(capacity(bases, pids, ramp, args.seconds, args.think, spect,
                                          args.seed))
 
         def measure(label: str, games: int, coro_factory) -> None:
