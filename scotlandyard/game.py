@@ -1072,25 +1072,17 @@ class Game:
                 self._turn = j
             else:
                 self._turn = i + 1
-        # R-END (3): the witness (a detective's move that was legal before this one) is still
-        # legal unless its piece moved now or this move took its station (pooled supplies:
-        # or its ticket ran out) -- else look for another
-        k, _wt, wd = self._witness
-        if not k or k == i or wd == d or self._pooled:
-            k = 0
-            if tk >= 0 and i < self._stuck_last and not self._pooled:
-                # the piece that just moved, from its new station, will do while it waits
-                # (free of every piece there is free of the detectives alone)
-                occ = self._occ
-                masks = self._masks
-                for t in _TBU:  # (sup: this piece's supply)
-                    if sup is None or sup[t]:
-                        free = masks[t][d] & ~occ
-                        if free:
-                            self._witness = (i, t, (free & -free).bit_length() - 1)
-                            k = i
-                            break
-            if not k and self._detectives_stuck():
+        # R-END (3): the detectives are not stuck while one of them has a legal move (the
+        # witness: piece, ticket, station). The piece that just moved can go back the way it
+        # came while it holds a ticket of that kind (the station it left is free now): that is
+        # the witness then. Else the last witness is still legal unless its piece moved now or
+        # this move took its station (pooled supplies: or its ticket ran out); failing that,
+        # look for one.
+        if tk >= 0 and i < self._stuck_last and (sup is None or sup[tk]):
+            self._witness = (i, tk, old)
+        else:
+            k, _wt, wd = self._witness
+            if (not k or k == i or wd == d or self._pooled) and self._detectives_stuck():
                 self._outcome = Outcome(Winner.MR_X, Reason.DETECTIVES_STUCK, rnd)
                 self._round = rnd  # the game ended in the round of that move
                 return
