@@ -736,12 +736,14 @@ class Game:
         avail = (7 if unlimited else (sup[0] > 0) | (sup[1] > 0) << 1 | (sup[2] > 0) << 2) \
             | (sup[3] > 0) << 3
         row, bits, mask = self._xrows[avail][self._pos[0]]
-        singles: list[SingleMove] = [m for m, bit in zip(row, bits, strict=True)
-                                     if not occ & bit] if mask & occ else list(row)
-        out: list[Move] = list(singles)
+        # the single steps start the list that is returned (no second copy)
+        out: list[Move] = [m for m, bit in zip(row, bits, strict=True)
+                           if not occ & bit] if mask & occ else list(row)
+        singles = len(out)
         slot = len(self._log) + 1
         if self._extra and slot not in self._reveal:
-            out.extend(Move.single(m.ticket, m.to, reveal=True) for m in singles)
+            out.extend([Move.single(m.ticket, m.to, reveal=True) for m in out
+                        if isinstance(m, SingleMove)])  # (all of them: the steps so far)
         if sup[DOUBLE] and slot + 1 <= self._slots and singles:
             # the tickets held twice (a ticket held once pays for one of the two steps)
             twos = (7 if unlimited else (sup[0] > 1) | (sup[1] > 1) << 1 | (sup[2] > 1) << 2) \
