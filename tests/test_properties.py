@@ -114,3 +114,38 @@ def test_views_after_push_pop_churn_equal_fresh_views(name: str, seed: int) -> N
         fresh.push(m)
     for piece in ("X", "D1", "spectator"):
         assert g.view(piece) == fresh.view(piece)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(name=st.sampled_from(RULE_NAMES), seed=st.integers(0, 2**32 - 1))
+def test_views_of_copies_that_diverge_equal_fresh_views(name: str, seed: int) -> None:
+    """A copy's view cache starts as the original's, and neither serves the other's moves: a
+    copy and its original that go on with different moves (or one taken back) both show what
+    a fresh replay of their own moves shows."""
+    rules = ALL_RULES[name]()
+    g = Game.new(rules, seed=seed)
+    rng = random.Random(seed)
+
+    def fresh_equal(game: Game) -> None:
+        fresh = Game.new(rules, start=game.start)
+        for _p, m in game.moves:
+            fresh.push(m)
+        for piece in ("X", "D1", "spectator"):
+            assert game.view(piece) == fresh.view(piece)
+
+    while not g.is_over():
+        for piece in ("X", "D1", "spectator"):
+            g.view(piece)
+        if rng.random() < 0.2:
+            c = g.copy()
+            if c.ply and rng.random() < 0.5:
+                c.pop()
+            if not c.is_over():
+                ms = c.legal_moves()
+                c.push(ms[rng.randrange(len(ms))])
+            fresh_equal(c)
+        ms = g.legal_moves()
+        g.push(ms[rng.randrange(len(ms))])
+        if rng.random() < 0.2:
+            fresh_equal(g)
+    fresh_equal(g)
