@@ -132,7 +132,7 @@ class GameFacts(Protocol):
     @property
     def possible_bits(self) -> int: ...
     @property
-    def view_cache(self) -> dict[bool, ViewCache]: ...
+    def view_cache(self) -> dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]]: ...
     def tickets(self, piece: str) -> Mapping[Ticket, int | None]: ...
     def legal_moves(self) -> list[Move]: ...
     def outcome(self) -> Outcome | None: ...
@@ -286,35 +286,6 @@ def _hide_move(h: PublicMove, log: Mapping[int, LogSlot]) -> PublicMove:
     return dataclasses.replace(h, steps=steps, notation=text + ("!" if h.reveal else ""))
 
 
-class ViewCache:
-    """What :func:`build_view` keeps between calls for one game and one kind of viewer (who
-    may see Mr X's hidden stations, or not): each history entry as that viewer sees it, and
-    the whole public history and log as last assembled.
-
-    An entry is reused while the game's record at its index is the same object; push and pop
-    replace the records from the change on, so a changed history never matches. The assembled
-    tuples are reused while the history has the same length and the same newest record: records
-    are only ever appended or popped at the end, and a record is never pushed twice, so the
-    newest record being the same object means the whole history is the same."""
-
-    __slots__ = ("entries", "size", "last", "history", "log")
-
-    def __init__(self) -> None:
-        """An empty cache (no history seen yet)."""
-        self.entries: list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]] = []
-        self.size = 0
-        self.last: HistoryEntry | None = None
-        self.history: tuple[PublicMove, ...] = ()
-        self.log: tuple[LogSlot, ...] = ()
-
-    def copy(self) -> ViewCache:
-        """A cache of its own for a copy of the game, holding the same (immutable) parts."""
-        c = ViewCache()
-        c.entries = list(self.entries)
-        c.size, c.last, c.history, c.log = self.size, self.last, self.history, self.log
-        return c
-
-
 def _side_of(piece: str, pieces: tuple[str, ...]) -> Side:
     if piece == MR_X:
         return "mr_x"
@@ -351,32 +322,24 @@ def build_view(game: GameFacts, piece: str) -> PlayerView:
     knows = side == "mr_x" or over  # who may see Mr X's hidden stations
     # Public entries depend only on the history and on ``knows``; they are cached per game and
     # reused while the history object at that index is the same (push/pop invalidate naturally).
-    vc = game.view_cache[knows]
+    cache = game.view_cache[knows]
     true_log = game.true_log
-    records = game.history
-    size = len(records)
-    if size == vc.size and (size == 0 or records[-1] is vc.last):
-        history, log = vc.history, vc.log  # the same history as last time (see ViewCache)
-    else:
-        cache = vc.entries
-        log_items: list[LogSlot] = []
-        entries: list[PublicMove] = []
-        slot = 0
-        for k, hist in enumerate(records):
-            i, move, rnd = hist.piece, hist.move, hist.round
-            n = len(move.steps) if i == 0 and move.take_from is None else 0
-            if k < len(cache) and cache[k][0] is hist:
-                pub, slots_view = cache[k][1]
-            else:
-                del cache[k:]
-                pub, slots_view = _public_entry(ids[i], i, move, rnd, true_log[slot: slot + n],
-                                                knows)
-                cache.append((hist, (pub, slots_view)))
-            entries.append(pub)
-            log_items.extend(slots_view)
-            slot += n
-        history, log = tuple(entries), tuple(log_items)
-        vc.size, vc.last, vc.history, vc.log = size, records[-1] if size else None, history, log
+    log_items: list[LogSlot] = []
+    history: list[PublicMove] = []
+    slot = 0
+    for k, hist in enumerate(game.history):
+        i, move, rnd = hist.piece, hist.move, hist.round
+        n = len(move.steps) if i == 0 and move.take_from is None else 0
+        if k < len(cache) and cache[k][0] is hist:
+            pub, slots_view = cache[k][1]
+        else:
+            del cache[k:]
+            pub, slots_view = _public_entry(ids[i], i, move, rnd, true_log[slot: slot + n], knows)
+            cache.append((hist, (pub, slots_view)))
+        history.append(pub)
+        log_items.extend(slots_view)
+        slot += n
+    log = tuple(log_items)
     pos = game.station_list
     stations = {p: s for p, s in zip(ids, pos, strict=True) if p != MR_X}
     mr_x: int | None
@@ -405,7 +368,7 @@ def build_view(game: GameFacts, piece: str) -> PlayerView:
         mr_x_station=mr_x,
         tickets=MappingProxyType(tickets),
         log=log,
-        history=history,
+        history=tuple(history),
         start=MappingProxyType(start),
         start_candidates=bits_to_set(game.start_bits),
         possible=bits_to_set(game.possible_bits),
