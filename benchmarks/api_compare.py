@@ -17,7 +17,6 @@ base (the ratio of the bests and the median of the per-round ratios).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import random
 import statistics
@@ -35,11 +34,9 @@ def _loop(which: str, games: int, seed: int, naive_path: str) -> float:
     """Least CPU seconds of three runs of ``games`` games of ``which`` (``api`` or ``naive``)."""
     run: Callable[[int, int], None]
     if which == "naive":
-        spec = importlib.util.spec_from_file_location("py_naive", naive_path)
-        if spec is None or spec.loader is None:
-            raise SystemExit(f"cannot load {naive_path}")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        from naive_loop import load_naive  # imports nothing of scotlandyard
+
+        mod = load_naive(naive_path)
         board = mod.Board()
 
         def run(k: int, s: int) -> None:
@@ -81,8 +78,7 @@ def main() -> None:
     if args.loop:  # (imports nothing else: the naive loop's process holds only that loop)
         print(_loop(args.loop[0], int(args.loop[1]), int(args.loop[2]), args.naive))
         return
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from engine import find_naive
+    from naive_loop import find_naive
 
     naive_path = str(find_naive(args.naive))
     with tempfile.TemporaryDirectory() as tmp:

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib.util
 import random
 import sys
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import FrameType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,16 +31,7 @@ from rich.table import Table  # noqa: E402
 from scotlandyard import Game, Rules  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from engine import find_naive  # noqa: E402
-
-
-def load_naive(path: Path) -> ModuleType:
-    """``py_naive.py`` as a module (its loop is run here, not as a subprocess)."""
-    spec = importlib.util.spec_from_file_location("py_naive", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from naive_loop import find_naive, load_naive  # noqa: E402
 
 
 def count(play: Any, games: int, seed: int) -> tuple[collections.Counter[str], int]:

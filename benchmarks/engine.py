@@ -35,7 +35,6 @@ the scaling; its CPU figure is CPU time over all threads.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import platform
 import random
@@ -54,16 +53,8 @@ from rich.table import Table  # noqa: E402
 
 from scotlandyard import Game, Rules  # noqa: E402
 
-
-def find_naive(given: str | None) -> Path:
-    """The baseline script: --naive, or ../shared/bench/py_naive.py beside the checkout."""
-    cands = [Path(given)] if given else [ROOT.parent / "shared" / "bench" / "py_naive.py",
-                                         ROOT / "shared" / "bench" / "py_naive.py",
-                                         Path("/work/shared/bench/py_naive.py")]
-    for c in cands:
-        if c.exists():
-            return c
-    raise SystemExit("py_naive.py not found: give --naive PATH (../shared/bench/py_naive.py)")
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from naive_loop import find_naive, load_naive  # noqa: E402
 
 
 def naive(path: Path, seconds: float) -> tuple[float, float]:
@@ -109,11 +100,7 @@ def interleaved(path: Path, rules: Rules, rounds: int, batch: int
                 ) -> tuple[list[float], list[float]]:
     """Seconds per ``batch`` games of the naive loop and of the public API loop, taken in turns
     in this process (``rounds`` of each; who goes first alternates)."""
-    spec = importlib.util.spec_from_file_location("py_naive", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load {path}")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_naive(path)
     board = mod.Board()
 
     def run_naive(seed: int) -> float:
