@@ -12,7 +12,7 @@ import pytest
 from scotlandyard import Game, Move, Rules, Ticket, london
 from scotlandyard.ai import Budget, make_agent
 from scotlandyard.ai.categorization import CATEGORIES, CategoryWeights, category, default_weights
-from scotlandyard.ai.mcts import OPTION_NAMES, MCTSAgent, MCTSOptions, MCTSSearch
+from scotlandyard.ai.mcts import OPTION_NAMES, MCTSAgent, MCTSOptions, MCTSSearch, grown_horizon
 from scotlandyard.kernel import _kernel as K
 from scotlandyard.kernel import fast as F
 
@@ -95,7 +95,7 @@ def test_mcts_agent_is_the_best_settings_over_the_papers():
     {"cal_target": "nowhere"}, {"move_filter": "yes"}, {"playouts": 0}, {"history_weight": math.nan},
     {"determinization": "both"}, {"determinizations": 0}, {"determinizations": 2.5},
     {"determinizations": True}, {"vote": "sum"}, {"horizon": -1}, {"horizon": 2.5},
-    {"info_weight": 1.5},
+    {"info_weight": 1.5}, {"horizon_step": -1}, {"horizon_step": 1.5}, {"horizon_step": True},
 ])
 def test_mcts_rejects_bad_options_with_their_name(bad):
     name = next(iter(bad))
@@ -801,6 +801,26 @@ def test_horizon_search_backs_up_leaf_values_for_mr_x_and_their_complement_for_h
     a.run(40)
     b.run(40)
     assert a.playout_plies == b.playout_plies
+
+
+def test_horizon_grows_by_one_for_every_factor_of_four_in_the_iterations():
+    o = MCTSOptions(horizon=3, horizon_step=4000)
+    grown = {n: grown_horizon(o, Budget(playouts=n))
+             for n in (1, 1000, 4000, 15999, 16000, 20000, 63999, 64000, 256000)}
+    assert grown == {1: 3, 1000: 3, 4000: 3, 15999: 3, 16000: 4, 20000: 4, 63999: 4,
+                     64000: 5, 256000: 6}
+    assert grown_horizon(o, Budget(playouts=20000, seconds=1.0)) == 4  # the iterations count
+    assert grown_horizon(o, Budget(seconds=10.0)) == 3                  # unknown iterations
+    assert grown_horizon(MCTSOptions(horizon=3, horizon_step=250), Budget()) == 4  # 1000
+    assert grown_horizon(MCTSOptions(horizon=3), Budget(playouts=10**6)) == 3   # no step
+    assert grown_horizon(MCTSOptions(horizon_step=10), Budget(playouts=10**6)) == 0  # to the end
+    # the agent's Mr X searches with the grown horizon; its detectives have none
+    game = Game.new(Rules.classic(), seed=2)
+    agent = MCTSAgent(mr_x_model="public", horizon=1, horizon_step=10, **PURE)
+    agent.choose(game.view("X"), game.view("X").legal_moves, random.Random(0),
+                 Budget(playouts=160))
+    assert agent.last_search is not None and agent.last_search.options.horizon == 3
+    assert agent.options.horizon == 1  # the agent's own options are not changed
 
 
 def test_mr_x_agent_respects_move_filter_at_the_root():

@@ -48,7 +48,8 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   :func:`scotlandyard.kernel._kernel.leaf_value`; ``info_weight`` is 0 in the best settings).
   His value then measures the chance of capture within a horizon that deepens with the tree,
   not the survival of a myopic MCD playout to round 22: with 4 times the iterations he wins
-  clearly more (docs/experiments.md).
+  clearly more (docs/experiments.md). ``horizon_step`` (n > 0) lengthens the horizon by one
+  move for every factor of 4 by which the move's iterations reach 4n (:func:`grown_horizon`).
 - ``belief="policy"`` (in the best settings): the detectives' determinization weights come
   from a model of Mr X's play (:func:`.belief_search.policy_weights`); ``critical=True`` (an
   option): an exact joint-move search
@@ -65,7 +66,7 @@ import math
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,7 @@ class MCTSOptions:
     attach_double: bool = True
     mr_x_model: str = "paranoid"
     horizon: int = 0
+    horizon_step: int = 0
     info_weight: float = 0.0
     belief: str = "categorization"
     critical: bool = False
@@ -163,6 +165,10 @@ class MCTSOptions:
                 self.horizon < 0:
             raise ValueError(f"MCTS option horizon is a whole number >= 0, not "
                              f"{self.horizon!r}")
+        if isinstance(self.horizon_step, bool) or not isinstance(self.horizon_step, int) or \
+                self.horizon_step < 0:
+            raise ValueError(f"MCTS option horizon_step is a whole number >= 0, not "
+                             f"{self.horizon_step!r}")
         for name in ("progressive_history", "history_playouts", "move_filter",
                      "categorization", "attach_double", "critical", "fast"):
             if not isinstance(getattr(self, name), bool):
@@ -586,6 +592,25 @@ class MCTSSearch:
         return int(sum(hc)) if not self.kern.fast else int(hc.sum())
 
 
+def grown_horizon(options: MCTSOptions, budget: Budget) -> int:
+    """Mr X's playout horizon for a search of ``budget``: ``options.horizon``, one move longer
+    for every factor of 4 by which the budget's iterations reach ``4 * horizon_step`` (with
+    ``horizon_step`` n: n to 4n - 1 iterations keep the horizon, 4n to 16n - 1 add one, 16n
+    to 64n - 1 add two, ...). ``Budget()`` counts as the ``playouts`` option; a time-only
+    budget, ``horizon=0`` (playouts to the end) or ``horizon_step=0`` keep the horizon."""
+    n = options.horizon_step
+    iterations = budget.playouts
+    if budget.playouts is None and budget.seconds is None:
+        iterations = options.playouts
+    if n <= 0 or options.horizon <= 0 or iterations is None:
+        return options.horizon
+    extra, reach = 0, 4 * n
+    while iterations >= reach:
+        extra += 1
+        reach *= 4
+    return options.horizon + extra
+
+
 def _half(budget: Budget, default_playouts: int) -> Budget:
     """Half of ``budget`` (of the default playouts when it sets no limit): the second search
     of an attached double move."""
@@ -693,7 +718,10 @@ class MCTSAgent:
                         return move
             if opts.belief != "policy":
                 weights = None
-        search = MCTSSearch(view, self.options, seed, root_moves=legal, weights=weights)
+        opts = self.options
+        if view.side == "mr_x" and opts.horizon_step:
+            opts = replace(opts, horizon=grown_horizon(opts, budget))
+        search = MCTSSearch(view, opts, seed, root_moves=legal, weights=weights)
         search.run_budget(budget)
         self.last_search = search
         move = search.best_move()
@@ -702,7 +730,7 @@ class MCTSAgent:
         if self.options.attach_double and view.side == "mr_x":
             doubles = attachable_doubles(view, legal, move, self.options.move_filter)
             if doubles:
-                second = MCTSSearch(view, self.options, seed ^ 0x5DEECE66, root_moves=doubles,
+                second = MCTSSearch(view, opts, seed ^ 0x5DEECE66, root_moves=doubles,
                                     exact_root=True)
                 second.run_budget(_half(budget, self.options.playouts))
                 self.last_search = second
