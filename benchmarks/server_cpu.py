@@ -27,7 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from scotlandyard.game import Game  # noqa: E402
 from scotlandyard.rules import preset_info  # noqa: E402
+from scotlandyard.server import rooms  # noqa: E402
 from scotlandyard.server.connections import Connection  # noqa: E402
 from scotlandyard.server.protocol import parse_client_message  # noqa: E402
 from scotlandyard.server.rooms import GameServer, Seat  # noqa: E402
@@ -39,7 +41,11 @@ async def _drop(*_: object) -> None:
 
 
 async def play(games: int, seed: int) -> tuple[int, float, float, float]:
-    """(moves, loop-thread CPU s, core views CPU s, wall s) over ``games`` random games."""
+    """(moves, loop-thread CPU s, core views CPU s, wall s) over ``games`` random games.
+
+    The same games every run (for comparing two versions of the code): the start stations
+    come from the seed here (the server draws Mr X's with secret randomness)."""
+    rooms.draw_server_start = Game.draw_start  # type: ignore[assignment]
     workdir = tempfile.mkdtemp(prefix="sy-cpu-")
     server = GameServer(Store(os.path.join(workdir, "games.sqlite3")), ai_delay=0)
     rng = random.Random(seed)

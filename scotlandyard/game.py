@@ -29,13 +29,11 @@ from .move import (
 )
 from .rules import Rules
 from .view import (
-    HistoryEntry,
     LogEntry,
-    LogSlot,
     Outcome,
     PlayerView,
-    PublicMove,
     Reason,
+    ViewCache,
     Winner,
     build_view,
 )
@@ -327,7 +325,7 @@ class Game:
     _take: int
     _log: list[LogEntry]
     _undo: list[_UndoTuple]  # plain tuples at the end, Undo records below (see history)
-    _viewcache: dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]]
+    _viewcache: dict[bool, ViewCache]
     _outcome: Outcome | None
     _start_belief: int
     _belief: int
@@ -388,7 +386,7 @@ class Game:
         self._take = 0
         self._log = []
         self._undo = []  # the history: one record per move made (see history)
-        self._viewcache = {False: [], True: []}
+        self._viewcache = {False: ViewCache(), True: ViewCache()}
         self._outcome = None
         cand = s.deck_bits if start[MR_X] in s.deck else s.all_bits
         self._start_belief = cand & ~occ
@@ -509,7 +507,7 @@ class Game:
         g._link_supplies()
         g._log = list(self._log)
         g._undo = list(self._undo)
-        g._viewcache = {k: list(v) for k, v in self._viewcache.items()}
+        g._viewcache = {k: v.copy() for k, v in self._viewcache.items()}
         return g
 
     def _link_supplies(self) -> None:
@@ -666,7 +664,7 @@ class Game:
         return self._start_belief
 
     @property
-    def view_cache(self) -> dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]]:
+    def view_cache(self) -> dict[bool, ViewCache]:
         """The views' cache of public history entries (kept by :func:`~.view.build_view`)."""
         return self._viewcache
 

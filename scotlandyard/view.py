@@ -43,7 +43,7 @@ class Reason(StrEnum):
 
 
 __all__ = ["TICKET_NAMES", "GameFacts", "HistoryEntry", "LogEntry", "LogSlot", "Outcome",
-           "PlayerView", "PublicMove", "Reason", "Side", "Winner", "build_view"]
+           "PlayerView", "PublicMove", "Reason", "Side", "ViewCache", "Winner", "build_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +132,7 @@ class GameFacts(Protocol):
     @property
     def possible_bits(self) -> int: ...
     @property
-    def view_cache(self) -> dict[bool, list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]]]: ...
+    def view_cache(self) -> dict[bool, ViewCache]: ...
     def tickets(self, piece: str) -> Mapping[Ticket, int | None]: ...
     def legal_moves(self) -> list[Move]: ...
     def outcome(self) -> Outcome | None: ...
@@ -286,6 +286,38 @@ def _hide_move(h: PublicMove, log: Mapping[int, LogSlot]) -> PublicMove:
     return dataclasses.replace(h, steps=steps, notation=text + ("!" if h.reveal else ""))
 
 
+class ViewCache:
+    """What :func:`build_view` keeps between calls for one game and one kind of viewer (who
+    may see Mr X's hidden stations, or not): each history entry as that viewer sees it, and
+    the public history and log as last assembled, with the record they end at.
+
+    An entry is reused while the game's record at its index is the same object. The assembled
+    history is extended, not rebuilt, while the record it ended at is still at that index:
+    records are only appended or popped at the end of the history, and a record is never
+    pushed twice, so that record being in its place means that every record before it is too
+    (the cache holds it, so its identity cannot pass to another object). A history that is
+    shorter, or has another record there (a takeback and other moves, a diverged copy), is
+    assembled again from the entries."""
+
+    __slots__ = ("entries", "size", "last", "history", "log")
+
+    def __init__(self) -> None:
+        """An empty cache (no history seen yet)."""
+        self.entries: list[tuple[HistoryEntry, tuple[PublicMove, tuple[LogSlot, ...]]]] = []
+        self.size = 0
+        self.last: HistoryEntry | None = None
+        self.history: list[PublicMove] = []
+        self.log: list[LogSlot] = []
+
+    def copy(self) -> ViewCache:
+        """A cache of its own for a copy of the game, holding the same (immutable) parts."""
+        c = ViewCache()
+        c.entries = list(self.entries)
+        c.size, c.last = self.size, self.last
+        c.history, c.log = list(self.history), list(self.log)
+        return c
+
+
 def _side_of(piece: str, pieces: tuple[str, ...]) -> Side:
     if piece == MR_X:
         return "mr_x"
@@ -320,26 +352,41 @@ def build_view(game: GameFacts, piece: str) -> PlayerView:
     outcome = game.outcome()
     over = outcome is not None
     knows = side == "mr_x" or over  # who may see Mr X's hidden stations
-    # Public entries depend only on the history and on ``knows``; they are cached per game and
-    # reused while the history object at that index is the same (push/pop invalidate naturally).
-    cache = game.view_cache[knows]
+    # Public entries depend only on the history and on ``knows``: they are kept per game and
+    # kind of viewer (ViewCache), and so is the history as last assembled, extended by the moves
+    # made since (a view a move costs one entry, not a walk of the whole history).
+    vc = game.view_cache[knows]
     true_log = game.true_log
-    log_items: list[LogSlot] = []
-    history: list[PublicMove] = []
-    slot = 0
-    for k, hist in enumerate(game.history):
-        i, move, rnd = hist.piece, hist.move, hist.round
-        n = len(move.steps) if i == 0 and move.take_from is None else 0
-        if k < len(cache) and cache[k][0] is hist:
-            pub, slots_view = cache[k][1]
-        else:
-            del cache[k:]
-            pub, slots_view = _public_entry(ids[i], i, move, rnd, true_log[slot: slot + n], knows)
-            cache.append((hist, (pub, slots_view)))
-        history.append(pub)
-        log_items.extend(slots_view)
-        slot += n
-    log = tuple(log_items)
+    records = game.history
+    size = len(records)
+    done = vc.size
+    if done and (size < done or records[done - 1] is not vc.last):
+        done = 0  # moves were taken back (or this is another history): assemble again
+        vc.history.clear()
+        vc.log.clear()
+    if done < size:
+        cache = vc.entries
+        history_items, log_items = vc.history, vc.log
+        slot = len(log_items)
+        for k in range(done, size):
+            hist = records[k]
+            i, move, rnd = hist.piece, hist.move, hist.round
+            if k < len(cache) and cache[k][0] is hist:
+                pub, slots_view = cache[k][1]
+            else:
+                del cache[k:]
+                n = len(move.steps) if i == 0 and move.take_from is None else 0
+                pub, slots_view = _public_entry(ids[i], i, move, rnd, true_log[slot: slot + n],
+                                                knows)
+                cache.append((hist, (pub, slots_view)))
+            history_items.append(pub)
+            log_items.extend(slots_view)
+            slot += len(slots_view)
+        vc.size, vc.last = size, records[size - 1]
+    elif size == 0:
+        vc.size, vc.last = 0, None
+    log = tuple(vc.log)
+    history = tuple(vc.history)
     pos = game.station_list
     stations = {p: s for p, s in zip(ids, pos, strict=True) if p != MR_X}
     mr_x: int | None
@@ -368,7 +415,7 @@ def build_view(game: GameFacts, piece: str) -> PlayerView:
         mr_x_station=mr_x,
         tickets=MappingProxyType(tickets),
         log=log,
-        history=tuple(history),
+        history=history,
         start=MappingProxyType(start),
         start_candidates=bits_to_set(game.start_bits),
         possible=bits_to_set(game.possible_bits),

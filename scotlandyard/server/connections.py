@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -47,7 +48,12 @@ class RateLimit(TokenBucket):
 
 class Connection:
     """One WebSocket of one token. Frames go through a queue so a slow client never stalls
-    the game for the others; a client that stops reading is evicted (:meth:`check`)."""
+    the game for the others; a client that stops reading is evicted (:meth:`check`).
+
+    The frames queued are sent by a task that runs while there are any and then ends (one
+    task per burst, e.g. a move's ``ack`` and ``state``), so an idle connection holds no
+    waiting task or future: 1,200 idle sockets do not keep thousands of young objects for
+    the garbage collector to walk between two moves."""
 
     def __init__(self, send_text: Callable[[str], Any], close: Callable[[int], Any],
                  token_name: str, role: Role, pieces: tuple[str, ...], *,
@@ -63,10 +69,10 @@ class Connection:
         self.limit = RateLimit()
         self.send_timeout = send_timeout
         self.max_bytes = max_bytes
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._frames: deque[str] = deque()
         self._queued = 0
         self._sending_since: float | None = None
-        self._task = asyncio.create_task(self._sender())
+        self._task: asyncio.Task[None] | None = None
         self._closing: asyncio.Task[Any] | None = None
         self.on_evict: Callable[[], Any] | None = None
         """Called once when the connection is evicted (the app stops its receive loop)."""
@@ -74,11 +80,10 @@ class Connection:
         self.closed = False
 
     async def _sender(self) -> None:
+        frames = self._frames
         try:
-            while True:
-                text = await self._queue.get()
-                if text is None:
-                    return
+            while frames:
+                text = frames.popleft()
                 self._queued -= len(text)
                 self._sending_since = time.monotonic()
                 await self._send_text(text)
@@ -87,16 +92,21 @@ class Connection:
             raise
         except Exception:  # the socket went away; the receive loop will notice
             self.closed = True
+        finally:
+            if self._task is asyncio.current_task():
+                self._task = None
 
     def send(self, text: str) -> None:
         """Queue one frame."""
         if self.closed:
             return
-        if self._queue.qsize() >= MAX_QUEUED_FRAMES or self._queued + len(text) > self.max_bytes:
+        if len(self._frames) >= MAX_QUEUED_FRAMES or self._queued + len(text) > self.max_bytes:
             self.evict("too far behind")  # it may reconnect and get a fresh state
             return
         self._queued += len(text)
-        self._queue.put_nowait(text)
+        self._frames.append(text)
+        if self._task is None:
+            self._task = asyncio.create_task(self._sender())
 
     def check(self, now: float) -> bool:
         """Evict the connection if one frame has been waiting to go out for longer than
@@ -107,6 +117,11 @@ class Connection:
             return True
         return False
 
+    def _cancel_sender(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+
     def evict(self, why: str) -> None:
         """Drop this connection: stop sending, try to close the socket (1013, try again
         later) without waiting on it, and stop its receive loop."""
@@ -114,8 +129,8 @@ class Connection:
             return
         self.evicted = why
         self.closed = True
-        self._task.cancel()
-        self._queue = asyncio.Queue()
+        self._cancel_sender()
+        self._frames.clear()
         self._queued = 0
         self._closing = asyncio.create_task(self._close_quietly(1013))
         if self.on_evict is not None:
@@ -126,14 +141,17 @@ class Connection:
             await asyncio.wait_for(self._close(code), 2.0)
 
     async def drain(self) -> None:
-        """Send what is queued, then stop the sender."""
-        self._queue.put_nowait(None)
+        """Send what is queued (at most 5 s), then stop: frames queued later are dropped."""
+        task = self._task
+        self.closed = True  # nothing more is queued
+        if task is None:
+            return
         try:
-            await asyncio.wait_for(asyncio.shield(self._task), 5)
+            await asyncio.wait_for(asyncio.shield(task), 5)
         except (TimeoutError, asyncio.CancelledError):
-            self._task.cancel()
+            task.cancel()
 
     def stop(self) -> None:
         """Stop the sender at once (the socket is gone)."""
         self.closed = True
-        self._task.cancel()
+        self._cancel_sender()

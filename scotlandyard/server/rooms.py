@@ -62,6 +62,7 @@ from .store import (
 )
 from .thinker import MR_X_PACE, Thinker, _side, paced_wait
 from .tokens import Role, commitment_hash, token_hash, token_scope
+from .viewtext import ViewEncoder
 
 DB_ERRORS: tuple[type[Exception], ...] = (StoreError, *UNAVAILABLE)  # a write the database refused
 
@@ -207,6 +208,7 @@ class Room:
         self._views: tuple[tuple[Game, int, object], dict[str, PlayerView],
                            dict[str, str]] | None = None  # (position, views, their JSON)
         self._analysis: tuple[int, dict[str, Any]] | None = None  # (ply, post-game analysis)
+        self._encoder = ViewEncoder()  # the views' JSON, history and log kept between moves
         self._p_true: dict[int, float] = {}
         """The public map's probability of Mr X's true station right after each of his moves
         (by the length of his log then), kept for the post-game analysis (never sent)."""
@@ -413,30 +415,36 @@ class Room:
             self._analysis = (self.game.ply, analyse(self.game, self._p_true))
         return self._analysis[1]
 
-    def view(self, key: str) -> PlayerView:
-        """``game.view(key)``, built once per position: the views of the position in play are
-        kept until the game changes (a move, a takeback, a reload), so a move's frames, the
-        public map and the sockets that join or sync share them."""
+    def _position_cache(self) -> tuple[dict[str, PlayerView], dict[str, str]]:
+        """The views and view texts kept for the position in play (emptied when the game
+        changes: a move, a takeback, a reload)."""
         game = self.game
         history = game.history
-        position = (game, len(history), history[-1] if history else None)
+        size = len(history)
+        last = history[-1] if size else None
         cached = self._views
-        if (cached is None or cached[0][0] is not game or cached[0][1] != position[1]
-                or cached[0][2] is not position[2]):
-            cached = self._views = (position, {}, {})
-        views = cached[1]
+        if (cached is None or cached[0][0] is not game or cached[0][1] != size
+                or cached[0][2] is not last):
+            cached = self._views = ((game, size, last), {}, {})
+        return cached[1], cached[2]
+
+    def view(self, key: str) -> PlayerView:
+        """``game.view(key)``, built once per position: a move's frames and the public map
+        share the views (:meth:`broadcast_state` lets them go when it is done; their text is
+        kept until the game changes, for the sockets that join or sync)."""
+        views = self._position_cache()[0]
         view = views.get(key)
         if view is None:
-            view = views[key] = game.view(key)
+            view = views[key] = self.game.view(key)
         return view
 
     def view_text(self, key: str) -> str:
-        """``game.view(key).to_dict()`` as JSON text (once per position and view)."""
-        view = self.view(key)
-        texts = self._views[2] if self._views is not None else {}
+        """``game.view(key).to_dict()`` as JSON text (once per position and view; the history
+        and log entries' text is kept from the moves before, :class:`ViewEncoder`)."""
+        texts = self._position_cache()[1]
         text = texts.get(key)
         if text is None:
-            text = texts[key] = _json(view.to_dict())
+            text = texts[key] = self._encoder.text(self.view(key))
         return text
 
     def shared_state(self, seats: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -474,6 +482,10 @@ class Room:
             if text is None:
                 text = cache[key] = state_frame(self.view_text(key), shared)
             conn.send(text)
+        # the texts stay for joins and syncs; the views (about 25 objects each) go now, before
+        # the garbage collector walks them: hundreds of rooms' views alive between two moves
+        # were most of what its young collections walked under load
+        self._position_cache()[0].clear()
 
     # ---- connections -----------------------------------------------------------------------------
     def join(self, conn: Connection) -> None:
