@@ -241,7 +241,7 @@ def mrx_can_move(st, ru, bd):
 def check_end(st, ru, bd):
     """R-END (3) detectives stuck and (4) Mr X cornered, after a move."""
     stuck = True
-    if ru[RU_PKH] != 0:
+    if ru[RU_PKH] != 0 or st[ST_N] == st[ST_ND] + 1:  # without police the two readings agree
         for i in range(1, st[ST_N]):
             if hunter_can_move(st, bd, i, 1):
                 stuck = False
@@ -254,6 +254,11 @@ def check_end(st, ru, bd):
     if stuck:
         st[ST_OUT] = OUT_STUCK
         return
+    check_cornered(st, ru, bd)
+
+
+def check_cornered(st, ru, bd):
+    """R-END (4): Mr X to move with no single move is cornered."""
     if st[ST_TURN] == 0 and st[ST_TAKE] == 0 and not mrx_can_move(st, ru, bd):
         st[ST_OUT] = OUT_CORNERED
 
@@ -710,6 +715,7 @@ def apply_move(st, ru, bd, code):
     t2 = (code >> 8) & 15
     d2 = code & 255
     move_round = st[ST_ROUND]
+    back = False  # see below
     if piece == 0:
         if t1 == T_TAKE:
             j = st[ST_TAKE]
@@ -746,12 +752,22 @@ def apply_move(st, ru, bd, code):
             return  # as above: the hunters were not stuck before, and Mr X cannot be cornered
     else:
         i = piece
+        # R-END (3) needs no search when the mover can go back: it still holds a ticket of the
+        # kind it spent and the station it left is free (Game keeps the same witness); police
+        # count only when they keep the hunt going
+        back = False
         if t1 != T_PASS:
             si = st[ST_SUPOF + i]
             if si >= 0:
-                st[ST_SUP + si * 5 + t1] -= 1
+                left = st[ST_SUP + si * 5 + t1] - 1
+                st[ST_SUP + si * 5 + t1] = left
+                back = left > 0
                 if ru[RU_HAND] != 0 and ru[RU_UNL] == 0:
                     st[ST_SUP + t1] += 1
+            else:
+                back = True
+            if i > st[ST_ND] and ru[RU_PKH] == 0:
+                back = False
             move_hunter(st, bd, i, d1)
             if d1 == st[ST_POS]:
                 set_belief_single(st, d1)
@@ -777,6 +793,9 @@ def apply_move(st, ru, bd, code):
         else:
             st[ST_TURN] = i + 1
     if st[ST_OUT] == OUT_NONE:
+        if back:
+            check_cornered(st, ru, bd)
+            return
         check_end(st, ru, bd)
         if st[ST_OUT] == OUT_STUCK:
             st[ST_ROUND] = move_round  # the game ends in the round of the move (R-END 3)

@@ -32,7 +32,7 @@ from . import _kernel as K
 
 _KERNEL_FUNCS = (
     "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
-    "hunter_can_move", "mrx_can_move", "check_end", "gen_hunter", "gen_hunters", "mrx_singles",
+    "hunter_can_move", "mrx_can_move", "check_end", "check_cornered", "gen_hunter", "gen_hunters", "mrx_singles",
     "all_taxi_only", "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "bel_has",
     "bel_count", "bel_nth", "bel_expand", "set_occupied", "bel_drop", "move_hunter", "mark_reach",
     "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step", "apply_move", "choose_mrx", "hypothesis",
@@ -53,7 +53,7 @@ _INLINE = frozenset({
     "rand_u32", "rand_below", "rand_unit", "encode", "occupied", "occupied_by_detective",
     "hunter_can_move", "mrx_can_move", "is_ferry", "ticket_row", "set_belief_single", "bel_has",
     "set_occupied", "bel_drop", "move_hunter", "bel_expand", "next_take", "all_taxi_only",
-    "gen_hunter", "gen_hunters", "mrx_singles", "check_end", "mrx_step", "batch_record",
+    "gen_hunter", "gen_hunters", "mrx_singles", "check_end", "check_cornered", "mrx_step", "batch_record",
     "gen_legal_i", "apply_move_i", "gen_mrx_raw_i",
 })
 
