@@ -299,7 +299,7 @@ class ViewCache:
     shorter, or has another record there (a takeback and other moves, a diverged copy), is
     assembled again from the entries."""
 
-    __slots__ = ("entries", "size", "last", "history", "log")
+    __slots__ = ("entries", "size", "last", "history", "log", "_sets")
 
     def __init__(self) -> None:
         """An empty cache (no history seen yet)."""
@@ -308,6 +308,19 @@ class ViewCache:
         self.last: HistoryEntry | None = None
         self.history: list[PublicMove] = []
         self.log: list[LogSlot] = []
+        self._sets: dict[int, frozenset[int]] = {}
+
+    def stations(self, bits: int) -> frozenset[int]:
+        """``bits_to_set(bits)``, kept for the two bitsets of the views of the newest
+        positions (where Mr X may have started, where he may be): every view of a position
+        shares them (frozensets, immutable)."""
+        sets = self._sets
+        found = sets.get(bits)
+        if found is None:
+            if len(sets) >= 4:
+                sets.clear()
+            found = sets[bits] = bits_to_set(bits)
+        return found
 
     def copy(self) -> ViewCache:
         """A cache of its own for a copy of the game, holding the same (immutable) parts."""
@@ -315,6 +328,7 @@ class ViewCache:
         c.entries = list(self.entries)
         c.size, c.last = self.size, self.last
         c.history, c.log = list(self.history), list(self.log)
+        c._sets = dict(self._sets)
         return c
 
 
@@ -417,8 +431,8 @@ def build_view(game: GameFacts, piece: str) -> PlayerView:
         log=log,
         history=history,
         start=MappingProxyType(start),
-        start_candidates=bits_to_set(game.start_bits),
-        possible=bits_to_set(game.possible_bits),
+        start_candidates=vc.stations(game.start_bits),
+        possible=vc.stations(game.possible_bits),
         legal_moves=legal,
         outcome=outcome,
         pending_take=game.pending_take,

@@ -75,11 +75,16 @@ class ViewEncoder:
     """Turns one game's views into their JSON text (``frame_text(view.to_dict())``), reusing
     the text of the history entries and log slots it encoded before."""
 
-    __slots__ = ("_rules", "_arrays")
+    __slots__ = ("_rules", "_arrays", "_tickets", "_possible")
 
     def __init__(self) -> None:
         """An empty encoder (one per room)."""
         self._rules: tuple[object, bytes] | None = None
+        # the tickets of the last view (the same for every viewer of a position) and their
+        # text; where Mr X may be (a frozenset the core shares between the views of a
+        # position) and its sorted list's text
+        self._tickets: tuple[dict[str, dict[str, int | None]], bytes] | None = None
+        self._possible: tuple[frozenset[int], bytes] | None = None
         # (shows Mr X's hidden stations, history or log) -> the last array of that kind
         self._arrays: dict[tuple[bool, bool], _Array] = {}
 
@@ -104,6 +109,13 @@ class ViewEncoder:
         log = self._array(knows, False).text(view.log, _log_item)
         history = self._array(knows, True).text(view.history, _history_item)
         out = view.outcome
+        tickets = self._tickets
+        if tickets is None or tickets[0] != view.tickets:  # (a mapping compares by content)
+            plain = {p: dict(t) for p, t in view.tickets.items()}
+            tickets = self._tickets = (plain, orjson.dumps(plain))
+        possible = self._possible
+        if possible is None or possible[0] is not view.possible:
+            possible = self._possible = (view.possible, orjson.dumps(sorted(view.possible)))
         head = orjson.dumps({"viewer": view.viewer, "side": view.side})
         middle = orjson.dumps({
             "round": view.round,
@@ -111,11 +123,9 @@ class ViewEncoder:
             "pieces_to_move": list(view.pieces_to_move),
             "stations": dict(view.stations),
             "mr_x_station": view.mr_x_station,
-            "tickets": {p: dict(t) for p, t in view.tickets.items()},
         })
+        start = orjson.dumps(dict(view.start))
         tail = orjson.dumps({
-            "start": dict(view.start),
-            "possible": sorted(view.possible),
             "legal_moves": [m.notation() for m in view.legal_moves],
             "pending_take": view.pending_take,
             "outcome": None if out is None else {
@@ -123,5 +133,6 @@ class ViewEncoder:
                 "piece": out.piece, "text": out.describe()},
             "all_shown": view.all_shown,
         })
-        return b"".join((head[:-1], b',"rules":', rules[1], b",", middle[1:-1], b',"log":', log,
-                         b',"history":', history, b",", tail[1:])).decode()
+        return b"".join((head[:-1], b',"rules":', rules[1], b",", middle[1:-1], b',"tickets":',
+                         tickets[1], b',"log":', log, b',"history":', history, b',"start":',
+                         start, b',"possible":', possible[1], b",", tail[1:])).decode()
