@@ -203,6 +203,19 @@ def _mr_x_doubles(board: str, x: int, avail: int, twos: int) -> _DoubleRow:
     return row
 
 
+def _shuffle(rng: random.Random, cards: list[int]) -> None:
+    """``rng.shuffle(cards)``: the same draws in the same order (CPython's Fisher-Yates over
+    ``getrandbits``, as ``random.Random.shuffle`` and ``_randbelow`` make them), without a
+    Python-level call per card (a seeded start is drawn for every ``Game.new``)."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        k = (i + 1).bit_length()
+        j = getrandbits(k)
+        while j > i:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 class _Setup:
     """What every game of one ``Rules`` value shares (built once per value: see
     :func:`_setup`)."""
@@ -283,7 +296,7 @@ class Game:
         "_round", "_turn", "_moved", "_log", "_take", "_outcome", "_belief",
         "_undo", "_start", "_start_belief", "_unlimited", "_handover", "_free", "_reveal",
         "_hunters_mask", "_nb", "_masks", "_slots", "_last_round", "seed", "_viewcache",
-        "_witness", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
+        "_wit", "_wit_to", "_hrows", "_stuck_last", "_extra", "_expand", "_sups",
         "_give", "_give_to", "_pooled", "_xrows", "_pass_token",
     )
 
@@ -315,7 +328,8 @@ class Game:
     _expand: Callable[[int, int], int]
     _extra: bool
     _stuck_last: int
-    _witness: tuple[int, int, int]
+    _wit: int
+    _wit_to: int
     _pass_token: object
     _occ: int
     _hunters_mask: int
@@ -325,7 +339,7 @@ class Game:
     _take: int
     _log: list[LogEntry]
     _undo: list[_UndoTuple]  # plain tuples at the end, Undo records below (see history)
-    _viewcache: dict[bool, ViewCache]
+    _viewcache: dict[bool, ViewCache] | None  # made on first use (see view_cache)
     _outcome: Outcome | None
     _start_belief: int
     _belief: int
@@ -371,9 +385,11 @@ class Game:
         self._expand = s.board.expand
         self._extra = s.extra
         self._stuck_last = s.stuck_last
-        # (detective, ticket, station): a legal move of a detective now, kept valid by every
-        # push (or reset to piece 0: "not known", and the next test looks for one)
-        self._witness = (0, 0, 0)
+        # the witness of R-END (3): a detective (_wit, 0: "not known", and the next test looks
+        # for one) and a station it can move to now (_wit_to), kept valid by every push; two
+        # ints, not a tuple: a hunter's step sets it, and a tuple a step is an allocation
+        self._wit = 0
+        self._wit_to = 0
         self._pass_token = None  # see push: the newest record when legal_moves() offered a pass
         occ = 0
         for i in range(1, s.n):
@@ -386,7 +402,7 @@ class Game:
         self._take = 0
         self._log = []
         self._undo = []  # the history: one record per move made (see history)
-        self._viewcache = {False: ViewCache(), True: ViewCache()}
+        self._viewcache = None  # made by the views on first use (see view_cache)
         self._outcome = None
         cand = s.deck_bits if start[MR_X] in s.deck else s.all_bits
         self._start_belief = cand & ~occ
@@ -438,7 +454,7 @@ class Game:
         need = len(ids) if rules.shared_start_deck else len(ids) - 1  # (Mr X's own deck)
         if len(cards) < need:
             raise GameError(f"R-SETUP: {len(cards)} start cards for {need} pieces")
-        rng.shuffle(cards)
+        _shuffle(rng, cards)
         if rules.shared_start_deck:  # one deck: Mr X draws first, then each hunter
             return dict(zip(ids, cards, strict=False))
         taken = set(cards[: len(ids) - 1])
@@ -492,7 +508,7 @@ class Game:
             bits |= 1 << s
         g._belief = bits
         g._start_belief = bits
-        g._witness = (0, 0, 0)  # the tickets changed: look for a detective's move again
+        g._wit = 0  # the tickets changed: look for a detective's move again
         g._outcome = g._check_end()
         return g
 
@@ -507,7 +523,8 @@ class Game:
         g._link_supplies()
         g._log = list(self._log)
         g._undo = list(self._undo)
-        g._viewcache = {k: v.copy() for k, v in self._viewcache.items()}
+        vc = self._viewcache
+        g._viewcache = None if vc is None else {k: v.copy() for k, v in vc.items()}
         return g
 
     def _link_supplies(self) -> None:
@@ -665,8 +682,13 @@ class Game:
 
     @property
     def view_cache(self) -> dict[bool, ViewCache]:
-        """The views' cache of public history entries (kept by :func:`~.view.build_view`)."""
-        return self._viewcache
+        """The views' cache of public history entries (kept by :func:`~.view.build_view`;
+        made on first use, so that a game played without views, as in search or batch play,
+        does not make one a game)."""
+        vc = self._viewcache
+        if vc is None:
+            vc = self._viewcache = {False: ViewCache(), True: ViewCache()}
+        return vc
 
     # ---- move generation -------------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
@@ -1022,7 +1044,7 @@ class Game:
 
     def _after_mr_x(self, rnd: int) -> None:
         """The R-END checks after a move of Mr X's (made in round ``rnd``)."""
-        if self._outcome is None and not self._witness[0]:
+        if self._outcome is None and not self._wit:
             # (Mr X's single or double move changes nothing of the detectives': with a
             # witness kept, they are not stuck and it is not his turn again)
             self._outcome = self._check_end(rnd)
@@ -1073,16 +1095,17 @@ class Game:
             else:
                 self._turn = i + 1
         # R-END (3): the detectives are not stuck while one of them has a legal move (the
-        # witness: piece, ticket, station). The piece that just moved can go back the way it
-        # came while it holds a ticket of that kind (the station it left is free now): that is
-        # the witness then. Else the last witness is still legal unless its piece moved now or
+        # witness: a piece and a station it can move to). The piece that just moved can go
+        # back the way it came while it holds a ticket of that kind (the station it left is
+        # free now): that is the witness then. Else the last witness is still legal unless its piece moved now or
         # this move took its station (pooled supplies: or its ticket ran out); failing that,
         # look for one.
         if tk >= 0 and i < self._stuck_last and (sup is None or sup[tk]):
-            self._witness = (i, tk, old)
+            self._wit = i
+            self._wit_to = old
         else:
-            k, _wt, wd = self._witness
-            if (not k or k == i or wd == d or self._pooled) and self._detectives_stuck():
+            k = self._wit
+            if (not k or k == i or self._wit_to == d or self._pooled) and self._detectives_stuck():
                 self._outcome = Outcome(Winner.MR_X, Reason.DETECTIVES_STUCK, rnd)
                 self._round = rnd  # the game ended in the round of that move
                 return
@@ -1131,7 +1154,7 @@ class Game:
         if not self._take:
             self._turn = 1
             self._moved = 0
-        if not self._witness[0]:
+        if not self._wit:
             self._after_mr_x(rnd)
 
     def _next_take(self, j: int) -> int:
@@ -1148,7 +1171,7 @@ class Game:
         self._sup[self._sup_of[j]][tk] -= 1
         if not self._unlimited:
             self._sup[0][tk] += 1
-        self._witness = (0, 0, 0)  # a detective's ticket went: look for a move again
+        self._wit = 0  # a detective's ticket went: look for a move again
         self._take = self._next_take(j + 1)
         if not self._take:
             self._turn = 1
@@ -1181,9 +1204,10 @@ class Game:
                 if sup is None or sup[t]:
                     free = masks[t][p] & ~occ
                     if free:
-                        self._witness = (i, t, (free & -free).bit_length() - 1)
+                        self._wit = i
+                        self._wit_to = (free & -free).bit_length() - 1
                         return False
-        self._witness = (0, 0, 0)
+        self._wit = 0
         return True
 
     def pop(self) -> Move:
@@ -1192,7 +1216,7 @@ class Game:
             raise GameError("no move to take back")
         # the record's fields in Undo's order (the one read of a record besides history)
         i, move, rnd, turn, moved, belief, outcome, take, old_pos = self._undo.pop()
-        self._witness = (0, 0, 0)  # it may not be legal before this move: find one again
+        self._wit = 0  # it may not be legal before this move: find one again
         if i == 0:
             sup = self._sup[0]
             if isinstance(move, TakeMove):

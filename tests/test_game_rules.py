@@ -36,6 +36,28 @@ def test_r_setup_classic_draws_distinct_cards_from_one_deck() -> None:
     assert len({tuple(Game.new(rules, seed=s).start.values()) for s in range(20)}) > 15
 
 
+def test_r_setup_seeded_starts_are_random_shuffle_draws() -> None:
+    # Game.draw_start shuffles without random.shuffle's call per card: the same starts as a
+    # deck shuffled by random.Random(seed).shuffle (Mr X, then each hunter, from the top;
+    # the 2014 book: Mr X's tile drawn after the hunters' cards)
+    import random
+
+    for rules in (Rules.classic(detectives=5), Rules.classic(detectives=3), Rules.new_edition()):
+        ids = rules.pieces
+        for seed in [*range(300), 2**40 + 7]:
+            rng = random.Random(seed)
+            cards = list(rules.start_deck_detectives)
+            rng.shuffle(cards)
+            if rules.shared_start_deck:
+                want = dict(zip(ids, cards, strict=False))
+            else:
+                taken = set(cards[: len(ids) - 1])
+                x = rng.choice([s for s in rules.start_deck_mr_x if s not in taken])
+                want = {"X": x, **dict(zip(ids[1:], cards, strict=False))}
+            assert Game.draw_start(rules, seed) == want
+            assert Game.new(rules, seed=seed).start == want
+
+
 def test_r_setup_new_edition_uses_d_and_x_decks() -> None:
     rules = Rules.new_edition(detectives=3)
     for seed in range(50):
