@@ -40,9 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import scotlandyard  # noqa: E402
-
 from naive_loop import find_naive, load_naive  # noqa: E402
+
+import scotlandyard  # noqa: E402
 
 
 def load_package(name: str, folder: Path) -> ModuleType:
