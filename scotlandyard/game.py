@@ -1058,14 +1058,27 @@ class Game:
         rnd = self._round
         pos = self._pos
         old = pos[i]
-        self._undo.append((i, move, rnd, self._turn, self._moved, self._belief, None, 0,
+        moved = self._moved
+        belief = self._belief
+        self._undo.append((i, move, rnd, self._turn, moved, belief, None, 0,
                            old))  # (no take is pending now)
+        # R-END (3): the detectives are not stuck while one of them has a legal move (the
+        # witness: a piece and a station it can move to). The piece that just moved can go
+        # back the way it came while it holds a ticket of that kind (the station it left is
+        # free now): that is the witness then (``back``). Else the last witness is still legal
+        # unless its piece moved now or this move took its station (pooled supplies: or its
+        # ticket ran out); failing that, look for one.
+        back = False
         if tk >= 0:
             if sup is not None:
-                sup[tk] -= 1
+                left = sup[tk] - 1
+                sup[tk] = left
                 give_to = self._give_to
                 if give_to is not None:
                     give_to[tk] += 1
+                back = left > 0 and i < self._stuck_last
+            else:
+                back = i < self._stuck_last
             bit = _BIT[d]
             self._occ ^= _BIT[old] | bit
             pos[i] = d
@@ -1073,9 +1086,9 @@ class Game:
                 self._belief = bit
                 self._outcome = Outcome(Winner.DETECTIVES, Reason.CAUGHT, rnd, self._ids[i])
                 return
-            if self._belief & bit:
-                self._belief ^= bit
-        moved = self._moved | (1 << i)
+            if belief & bit:
+                self._belief = belief ^ bit
+        moved |= 1 << i
         wrapped = moved == self._hunters_mask
         if wrapped:
             if rnd >= self._last_round:
@@ -1094,13 +1107,7 @@ class Game:
                 self._turn = j
             else:
                 self._turn = i + 1
-        # R-END (3): the detectives are not stuck while one of them has a legal move (the
-        # witness: a piece and a station it can move to). The piece that just moved can go
-        # back the way it came while it holds a ticket of that kind (the station it left is
-        # free now): that is the witness then. Else the last witness is still legal unless its piece moved now or
-        # this move took its station (pooled supplies: or its ticket ran out); failing that,
-        # look for one.
-        if tk >= 0 and i < self._stuck_last and (sup is None or sup[tk]):
+        if back:
             self._wit = i
             self._wit_to = old
         else:
