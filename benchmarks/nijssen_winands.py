@@ -36,6 +36,19 @@ roles swapped, and each side's budget curve against ``nw`` at the curve's first 
     python benchmarks/nijssen_winands.py --versus --games 16 --budgets 1000 \
         --curve 1000,4000 --curve-sides mr_x --curve-agents mcts --workers 2 --write
 
+The levels (``--levels``): each level of ``scotlandyard.ai.agents.LEVELS`` on each side
+against ``nw``, Mr X's levels against ``nw`` detectives at ``--levels-mr-x-opponent``
+iterations (default 4,000: at 1,000 every MCTS Mr X wins about 80%, a ceiling), the
+detectives' against ``nw`` Mr X at ``--levels-detectives-opponent`` (default 1,000), each
+level compared with the next weaker one (Fisher p), with the mean and slowest time a move::
+
+    python benchmarks/nijssen_winands.py --levels --games 100 --workers 1 --out runs/levels2
+    python benchmarks/nijssen_winands.py --levels --games 100 --max-new-games 0 \
+        --out runs/levels2                      # only tabulate what the folders hold
+
+A level's run folder (``<level>-<side>-vs-nw<iterations>``) is keyed by the level's name, not
+its settings: after a change of the level table, use a new ``--out``.
+
 ``--quick`` takes 2 to 3 minutes on 2 busy cores (6 configurations x 20 games); at 200
 playouts per move Mr X wins nearly every game, so it shows the pipeline, not the paper's
 effects. At 1000 playouts per move a game takes 1.2 to 1.6 s of agent time on one core
@@ -459,6 +472,68 @@ def write_versus(path: Path, text: str, args: argparse.Namespace) -> None:
     path.write_text(new)
 
 
+# ---- the levels against the frozen baseline ----------------------------------------------------
+def levels_config(level: str, side: str, opponent: int, args: argparse.Namespace) -> ArenaConfig:
+    """The arena configuration of ``level`` playing ``side`` against ``nw`` at ``opponent``
+    iterations a move (the level's own budget: the arena passes ``Budget()``)."""
+    nw = {"playouts": opponent}
+    return ArenaConfig(
+        mr_x=level if side == "mr_x" else BASELINE_AGENT,
+        detectives=level if side == "detectives" else BASELINE_AGENT, games=args.games,
+        rules=Rules.classic(detectives=5), mr_x_options={} if side == "mr_x" else nw,
+        detectives_options=nw if side == "mr_x" else {}, budget=None, seconds=None,
+        seed=args.seed, workers=args.workers, backend=args.backend)
+
+
+def run_levels(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Play (or, with ``--max-new-games 0``, only read) every level on every side of
+    ``args.levels_sides``; the rows of :func:`levels_table`, weakest level first per side."""
+    from scotlandyard.ai.agents import LEVELS
+
+    names = args.levels_names or list(LEVELS)
+    unknown = [n for n in names if n not in LEVELS]
+    if unknown:
+        raise SystemExit(f"unknown level(s) {', '.join(unknown)} (levels: {', '.join(LEVELS)})")
+    rows: list[dict[str, Any]] = []
+    for side in args.levels_sides:
+        opponent = (args.levels_mr_x_opponent if side == "mr_x"
+                    else args.levels_detectives_opponent)
+        prev: dict[str, Any] | None = None
+        for level in names:
+            cfg = levels_config(level, side, opponent, args)
+            print(f"{cfg.describe()}", file=sys.stderr)
+            res = run_arena(cfg, Path(args.out) / f"{level}-{side}-vs-nw{opponent}",
+                            progress=not args.no_progress, max_games=args.max_new_games)
+            wr = res.win_rate(side)
+            t = res.time_per_move().get(side, {})
+            row: dict[str, Any] = {
+                "level": level, "side": side, "opponent": opponent, "wins": wr.wins,
+                "games": wr.games, "rate": wr.rate, "ci": wr.interval,
+                "errors": len(res.errors), "mean_s": t.get("mean_s"), "max_s": t.get("max_s")}
+            if prev is not None and prev["games"] and wr.games:
+                row.update(ref=prev["level"], diff=wr.rate - prev["rate"],
+                           p=fisher_exact(wr.wins, wr.games, prev["wins"], prev["games"]))
+            rows.append(row)
+            prev = row
+    return rows
+
+
+def levels_table(rows: list[dict[str, Any]]) -> str:
+    """The level rows as a Markdown table."""
+    head = ("| side | level | against | side's wins | win rate | 95% CI | s/move (mean, max) | "
+            "over the level before | Fisher p |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+    body = []
+    for r in rows:
+        games, diff, pval = _cells(r)
+        secs = (f"{r['mean_s']:.3f}, {r['max_s']:.2f}"
+                if isinstance(r["mean_s"], int | float) and isinstance(r["max_s"], int | float)
+                else "")
+        rate = f"{r['rate']:.1%} | {r['ci'][0]:.1%} - {r['ci'][1]:.1%}" if r["games"] else "|"
+        body.append(f"| {SIDE_NAMES[r['side']]} | {r['level']} | nw at {r['opponent']} | "
+                    f"{r['wins']}/{games} | {rate} | {secs} | {diff} | {pval} |\n")
+    return head + "".join(body)
+
+
 def _option(text: str) -> tuple[str, Any]:
     """KEY=VALUE, the value read as a number or true/false where it is one."""
     key, sep, raw = text.partition("=")
@@ -488,7 +563,7 @@ def main(argv: list[str] | None = None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: few games at a small budget (about 3 minutes)")
-    p.add_argument("--games", type=int, default=None, help="games per arm (default 500; quick 20)")
+    p.add_argument("--games", type=int, default=None, help="games per arm (default 500; quick 20; levels 100)")
     p.add_argument("--budget", type=int, default=None,
                    help="MCTS playouts per move (default 2000; quick 200)")
     p.add_argument("--seconds", type=float, default=None, help="also a time limit per move")
@@ -529,15 +604,33 @@ def main(argv: list[str] | None = None) -> None:
                    metavar="KEY=VALUE",
                    help="versus: an option of our mcts agent in every arm it plays "
                         "(repeatable), e.g. mr_x_model=hypothesis")
+    p.add_argument("--levels", action="store_true",
+                   help="each level of the level table against nw on each side (and each "
+                        "level against the next weaker one)")
+    p.add_argument("--levels-sides", type=lambda t: [x for x in t.split(",") if x],
+                   default=["mr_x", "detectives"],
+                   help="levels: the sides (default mr_x,detectives)")
+    p.add_argument("--levels-names", type=lambda t: [x for x in t.split(",") if x],
+                   default=None, help="levels: the levels, weakest first (default: all)")
+    p.add_argument("--levels-mr-x-opponent", type=int, default=4000,
+                   help="levels: the iterations of the nw detectives that Mr X's levels play "
+                        "(default 4000)")
+    p.add_argument("--levels-detectives-opponent", type=int, default=1000,
+                   help="levels: the iterations of the nw Mr X that the detectives' levels "
+                        "play (default 1000)")
     args = p.parse_args(argv)
     args.best_opt = dict(args.best_opt)
+    if args.levels:
+        bad = [x for x in args.levels_sides if x not in SIDE_NAMES]
+        if bad:
+            p.error(f"unknown side for the levels: {', '.join(bad)}")
     if args.versus:
         bad = [x for x in args.curve_sides + args.equal_sides if x not in SIDE_NAMES]
         bad += [x for x in args.curve_agents if x not in (BEST_AGENT, BASELINE_AGENT)]
         if bad:
             p.error(f"unknown side or agent for the curve: {', '.join(bad)}")
     if args.games is None:
-        args.games = 20 if args.quick else 500
+        args.games = 100 if args.levels else 20 if args.quick else 500
     if args.budget is None:
         args.budget = 200 if args.quick else 2000
     if args.workers is None:
@@ -545,6 +638,13 @@ def main(argv: list[str] | None = None) -> None:
             args.workers = len(os.sched_getaffinity(0))
         except AttributeError:
             args.workers = os.cpu_count() or 1
+    if args.levels:
+        try:
+            text = levels_table(run_levels(args))
+        except ArenaError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        print(text)
+        return
     try:
         vrows = run_versus(args) if args.versus else None
         rows = run(args) if vrows is None else []
