@@ -34,17 +34,13 @@ def _loop(which: str, games: int, seed: int, naive_path: str) -> float:
     """Least CPU seconds of three runs of ``games`` games of ``which`` (``api`` or ``naive``)."""
     run: Callable[[int, int], None]
     if which == "naive":
-        from naive_loop import load_naive  # imports nothing of scotlandyard
+        from naive_loop import load_naive, play_naive  # imports nothing of scotlandyard
 
         mod = load_naive(naive_path)
         board = mod.Board()
 
         def run(k: int, s: int) -> None:
-            rng = random.Random(s)
-            for _ in range(k):
-                g = mod.NaiveGame(board, rng, True)
-                while not g.is_over():
-                    g.push(rng.choice(g.legal_moves()))
+            play_naive(mod, board, k, random.Random(s))
     else:
         from scotlandyard import Game, Rules  # the tree on PYTHONPATH
 

@@ -54,7 +54,7 @@ from rich.table import Table  # noqa: E402
 from scotlandyard import Game, Rules  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from naive_loop import find_naive, load_naive  # noqa: E402
+from naive_loop import find_naive, load_naive, play_naive  # noqa: E402
 
 
 def naive(path: Path, seconds: float) -> tuple[float, float]:
@@ -106,10 +106,7 @@ def interleaved(path: Path, rules: Rules, rounds: int, batch: int
     def run_naive(seed: int) -> float:
         rng = random.Random(seed)
         t0 = time.perf_counter()
-        for _ in range(batch):
-            g = mod.NaiveGame(board, rng, True)
-            while not g.is_over():
-                g.push(rng.choice(g.legal_moves()))
+        play_naive(mod, board, batch, rng)
         return time.perf_counter() - t0
 
     def run_api(seed: int) -> float:

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from naive_loop import find_naive, load_naive  # noqa: E402
+from naive_loop import find_naive, load_naive, play_naive  # noqa: E402
 
 import scotlandyard  # noqa: E402
 
@@ -93,10 +93,7 @@ def naive_run(path: Path) -> Callable[[int, int], tuple[float, tuple[int, int]]]
     def run(n: int, seed: int) -> tuple[float, tuple[int, int]]:
         rng = random.Random(seed)
         c0 = time.process_time()
-        for _ in range(n):
-            g = mod.NaiveGame(board, rng, True)
-            while not g.is_over():
-                g.push(rng.choice(g.legal_moves()))
+        play_naive(mod, board, n, rng)
         return time.process_time() - c0, (0, 0)
     return run
 

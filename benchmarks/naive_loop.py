@@ -7,6 +7,7 @@ It imports nothing of ``scotlandyard``, so a process that runs only the naive lo
 from __future__ import annotations
 
 import importlib.util
+import random
 from pathlib import Path
 from types import ModuleType
 
@@ -33,3 +34,13 @@ def load_naive(path: str | Path) -> ModuleType:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def play_naive(mod: ModuleType, board: object, games: int, rng: random.Random) -> None:
+    """Play ``games`` uniformly random full games of the naive loop on ``board`` (``mod``'s
+    ``Board()``), as the engine benchmark plays the public API:
+    ``g.push(rng.choice(g.legal_moves()))`` until ``g.is_over()``."""
+    for _ in range(games):
+        g = mod.NaiveGame(board, rng, True)
+        while not g.is_over():
+            g.push(rng.choice(g.legal_moves()))
