@@ -61,6 +61,11 @@ class Outcome:
         object.__setattr__(self, "winner", Winner(self.winner))
         object.__setattr__(self, "reason", Reason(self.reason))
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (a view's ``outcome``)."""
+        return {"winner": self.winner, "reason": self.reason, "round": self.round,
+                "piece": self.piece, "text": self.describe()}
+
     def describe(self) -> str:
         """A sentence for people."""
         text = {
@@ -267,9 +272,7 @@ class PlayerView:
             "possible": sorted(self.possible),
             "legal_moves": [m.notation() for m in self.legal_moves],
             "pending_take": self.pending_take,
-            "outcome": None if out is None else {
-                "winner": out.winner, "reason": out.reason, "round": out.round,
-                "piece": out.piece, "text": out.describe()},
+            "outcome": None if out is None else out.to_dict(),
             "all_shown": self.all_shown,
         }
 

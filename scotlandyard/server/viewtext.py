@@ -128,9 +128,7 @@ class ViewEncoder:
         tail = orjson.dumps({
             "legal_moves": [m.notation() for m in view.legal_moves],
             "pending_take": view.pending_take,
-            "outcome": None if out is None else {
-                "winner": out.winner, "reason": out.reason, "round": out.round,
-                "piece": out.piece, "text": out.describe()},
+            "outcome": None if out is None else out.to_dict(),
             "all_shown": view.all_shown,
         })
         return b"".join((head[:-1], b',"rules":', rules[1], b",", middle[1:-1], b',"tickets":',
