@@ -17,6 +17,9 @@ from typing import Any, Literal, get_args
 
 from .small_boards import SUB_BOARDS
 
+STATION_BIT: tuple[int, ...] = tuple(1 << s for s in range(256))
+"""``STATION_BIT[s]``: station ``s`` as a bitset (``1 << s``, made once)."""
+
 BoardName = Literal["classic", "2014", "tiny", "small", "corner"]
 """The boards: London (1983 and 2014) and the small boards of :mod:`scotlandyard.small_boards`."""
 BOARD_NAMES: tuple[str, ...] = get_args(BoardName)
@@ -138,13 +141,14 @@ class Board:
         n = bits.bit_count()
         if n == 1:  # one station (after a reveal): its mask
             return self.masks[transport][bits.bit_length() - 1]
-        if n <= 8:  # few stations: their masks (a small table, kept in cache)
-            masks = self.masks[transport]
+        if n <= 10:  # few stations: their masks (a small table, kept in cache), from the
+            masks = self.masks[transport]  # highest station down (no negated copy a bit;
+            bit = STATION_BIT              # about 30% cheaper a station than the lowest up)
             out = 0
             while bits:
-                low = bits & -bits
-                out |= masks[low.bit_length() - 1]
-                bits ^= low
+                s = bits.bit_length() - 1
+                out |= masks[s]
+                bits ^= bit[s]
             return out
         lo = ((bits & -bits).bit_length() - 1) >> 3  # the first and last byte that has a station
         hi = (bits.bit_length() + 7) >> 3

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Literal, NamedTuple, TypeVar, cast
 
-from .board import Board, bits_to_set, iter_bits, london
+from .board import STATION_BIT, Board, bits_to_set, iter_bits, london
 from .move import (
     _SINGLES,
     DETECTIVE_IDS,
@@ -67,7 +67,7 @@ through the public API, measured in one run). :attr:`Game.history` names the rec
 is read; nothing else reads a record by position except :meth:`Game.pop`'s unpacking."""
 
 
-_BIT = tuple(1 << s for s in range(256))  # _BIT[s]: station s as a bitset
+_BIT = STATION_BIT  # _BIT[s]: station s as a bitset
 
 
 _Rows = tuple[tuple[tuple[tuple[SingleMove, ...], ...], tuple[tuple[int, ...], ...]], ...]

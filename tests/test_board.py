@@ -89,6 +89,23 @@ def test_bitset_helpers_and_expand() -> None:
     assert bits_to_set(both) == {58, 94, 46}
 
 
+def test_expand_is_the_union_of_the_stations_lines_at_every_size() -> None:
+    # expand takes three paths by the number of stations (one, a few station by station, more
+    # a byte at a time): each against the union of the stations' neighbours
+    import random
+
+    b = london()
+    rng = random.Random(7)
+    for n in [*range(0, 30), 45, 80, 199]:
+        for t in range(5):
+            stations = rng.sample(range(1, b.stations + 1), n)
+            bits = set_to_bits(frozenset(stations))
+            want = set()
+            for s in stations:
+                want |= bits_to_set(b.masks[t][s])
+            assert bits_to_set(b.expand(bits, t)) == want, (n, t)
+
+
 def test_bad_station_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="R-BOARD: no station 0"):
         london().neighbours_of(0, T)
