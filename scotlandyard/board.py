@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
 from importlib import resources
+from operator import getitem
 from typing import Any, Literal, get_args
 
 from .small_boards import SUB_BOARDS
@@ -152,11 +153,11 @@ class Board:
             return out
         lo = ((bits & -bits).bit_length() - 1) >> 3  # the first and last byte that has a station
         hi = (bits.bit_length() + 7) >> 3
-        out = 0
-        for row, byte in zip(self._expand[transport][lo:hi],
-                             (bits >> (lo << 3)).to_bytes(hi - lo, "little"), strict=True):
-            if byte:
-                out |= row[byte]
+        out = 0  # each byte's stations from its row (looked up in C: map), zero rows skipped
+        for got in map(getitem, self._expand[transport][lo:hi],
+                       (bits >> (lo << 3)).to_bytes(hi - lo, "little")):
+            if got:
+                out |= got
         return out
 
     def _check(self, station: int) -> None:

@@ -208,12 +208,18 @@ def _shuffle(rng: random.Random, cards: list[int]) -> None:
     ``getrandbits``, as ``random.Random.shuffle`` and ``_randbelow`` make them), without a
     Python-level call per card (a seeded start is drawn for every ``Game.new``)."""
     getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        k = (i + 1).bit_length()
+    for i, k in _shuffle_steps(len(cards)):
         j = getrandbits(k)
         while j > i:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+@cache
+def _shuffle_steps(n: int) -> tuple[tuple[int, int], ...]:
+    """The steps of a shuffle of ``n`` cards: each card ``i`` from the last down to the
+    second, with the bits that a draw of ``0..i`` takes (:func:`_shuffle`)."""
+    return tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
 
 
 class _Setup:
@@ -363,8 +369,12 @@ class Game:
         self._nd = s.nd
         if check:
             self._check_start(start)
-        self._pos = pos = [start[p] for p in ids]
-        self._start = dict(zip(ids, pos, strict=True))
+            pos = [start[p] for p in ids]
+            start = dict(zip(ids, pos, strict=True))
+        else:  # a fresh draw of draw_start's: valid, in seat order
+            pos = list(start.values())
+        self._pos = pos
+        self._start = start
         # supplies: 0 is Mr X's [T, B, U, K, 2]; detectives' [T, B, U] follow; pooled
         # detectives share one
         self._sup = [list(x) for x in s.supplies]

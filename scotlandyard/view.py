@@ -58,8 +58,11 @@ class Outcome:
 
     def __post_init__(self) -> None:
         # accept the plain values too ("mr_x", "caught"): a wrong one is a ValueError here
-        object.__setattr__(self, "winner", Winner(self.winner))
-        object.__setattr__(self, "reason", Reason(self.reason))
+        # (the enum members themselves, as the game gives them, are kept as they are)
+        if type(self.winner) is not Winner:
+            object.__setattr__(self, "winner", Winner(self.winner))
+        if type(self.reason) is not Reason:
+            object.__setattr__(self, "reason", Reason(self.reason))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (a view's ``outcome``)."""
