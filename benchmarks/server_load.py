@@ -29,6 +29,7 @@ have no running games of its own).
     python benchmarks/server_load.py --games 20 --seconds 5
     python benchmarks/server_load.py --db pg-temp --workers 2 --games 20 --seconds 10
     python benchmarks/server_load.py --capacity 100,200,300,400,500,600 --seconds 8
+    python benchmarks/server_load.py --capacity 300,500 --seconds 10 --gc-probe
 
 ``--capacity N,N,...`` ramps the number of games (bots thinking ``--think`` s before each
 move, like players) and prints one row per count: moves/s, p50/p99 move latency, the server's
@@ -453,6 +454,9 @@ def main() -> None:
                          "--think s), one row each, and print the knee (p99 <= --knee-ms)")
     ap.add_argument("--knee-ms", type=float, default=50.0,
                     help="the p99 move latency that defines the knee (default 50)")
+    ap.add_argument("--gc-probe", action="store_true",
+                    help="time the server's garbage collections and sample its event loop's "
+                         "lag (benchmarks/gc_probe), printed after the rows (whole run)")
     args = ap.parse_args()
     ramp: list[int] = []
     if args.capacity is not None:
@@ -488,6 +492,11 @@ def main() -> None:
         db = pg.url
     if args.workers > 1 and not db.startswith(("postgresql://", "postgres://")):
         ap.error("--workers > 1 needs --db postgresql://... (or pg-temp): SQLite serves one process")
+    env = dict(os.environ)
+    if args.gc_probe:
+        probe_dir = str(Path(__file__).resolve().parent / "gc_probe")
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (probe_dir, env.get("PYTHONPATH")) if p)
+        env["SY_GC_PROBE"] = str(workdir / "gcprobe")
     bases, procs, logs = [], [], []
     for w in range(args.workers):
         port = free_port()
@@ -495,7 +504,8 @@ def main() -> None:
         logs.append((workdir / f"server{w}.log").open("wb"))
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db", db,
-             "--ai-delay", "0", "--no-limits"], cwd=workdir, stdout=logs[-1], stderr=subprocess.STDOUT))
+             "--ai-delay", "0", "--no-limits"], cwd=workdir, stdout=logs[-1],
+            stderr=subprocess.STDOUT, env=env))
     base = bases[0]
     pids = [p.pid for p in procs]
     steps: list[Step] = []
@@ -556,6 +566,8 @@ def main() -> None:
     if ramp:
         print_capacity(steps, args.think, args.knee_ms)
         print(f"server log error lines: {server_errors}")
+        if args.gc_probe:
+            print_gc_probe(workdir)
         return
     head = (f"{'scenario':<26} {'games':>5} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
             f"{'p90 ms':>7} {'p99 ms':>7} {'max ms':>7} {'srv cpu ms/move':>15} {'errors':>6}")
@@ -576,6 +588,25 @@ def main() -> None:
     for label, _, st in rows:
         for sample in st.error_samples:
             print(f"  {label}: {sample}")
+    if args.gc_probe:
+        print_gc_probe(workdir)
+
+
+def print_gc_probe(workdir: Path) -> None:
+    """The servers' collections and loop lag over the whole run (``--gc-probe``)."""
+    for path in sorted(workdir.glob("gcprobe.*.json")):
+        data = json.loads(path.read_text())
+        lags = sorted(data["lags"])
+        if lags:
+            print(f"server {path.stem.split('.')[-1]}: event loop lag p50 "
+                  f"{pct(lags, .5):.2f} ms, p99 {pct(lags, .99):.1f} ms, max "
+                  f"{lags[-1] * 1000:.0f} ms ({len(lags)} samples of 2 ms sleeps)")
+        for gen in (0, 1, 2):
+            cpu = sorted(c for g, _, c in data["collections"] if g == gen)
+            if cpu:
+                print(f"  gc generation {gen}: {len(cpu)} collections, CPU {sum(cpu):.2f} s "
+                      f"in all, {sum(cpu) / len(cpu) * 1000:.2f} ms mean, "
+                      f"{cpu[-1] * 1000:.1f} ms max")
 
 
 if __name__ == "__main__":
