@@ -187,16 +187,16 @@ def _mr_x_doubles(board: str, x: int, avail: int, twos: int) -> _DoubleRow:
     drows = _double_rows(board)
     moves: list[DoubleMove] = []
     bits: list[int] = []
+    mask = 0
     for m in _mr_x_rows(board)[avail][x][0]:
         t1 = m.ticket
         left = avail if (twos >> t1) & 1 else avail & ~(1 << t1)
-        mv, dbits, _mask2 = drows[(t1 * 200 + m.to) * 16 + left]
-        first = _BIT[m.to]
-        moves.extend(mv)
-        bits.extend(first | b for b in dbits)
-    mask = 0
-    for b in bits:
-        mask |= b
+        mv, dbits, mask2 = drows[(t1 * 200 + m.to) * 16 + left]
+        if mv:
+            first = _BIT[m.to]
+            moves.extend(mv)
+            bits.extend(map(first.__or__, dbits))
+            mask |= first | mask2
     if len(table) >= _DOUBLES_KEPT:
         table.clear()
     row = table[key] = (tuple(moves), tuple(bits), mask)
