@@ -31,6 +31,25 @@ Layouts (all offsets are module constants):
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the annotations are for mypy only: numba types the compiled path itself
+    from collections.abc import Sequence
+    from typing import TypeAlias
+
+    import numpy as np
+    from numpy.typing import NDArray
+
+    #: a table the kernel only reads (board, rules, a root state): an int64 array (compiled
+    #: path), a list or a tuple of ints (pure path)
+    Ints: TypeAlias = NDArray[np.int64] | Sequence[int]
+    #: an int table the kernel writes (a state, a buffer, the random generator)
+    IntBuf: TypeAlias = NDArray[np.int64] | list[int]
+    #: rows of int tables (one state or buffer per game or per level)
+    IntRows: TypeAlias = NDArray[np.int64] | list[list[int]]
+    #: float tables: read only (search parameters, weights) and written (tree values, history)
+    Floats: TypeAlias = NDArray[np.float64] | Sequence[float]
+    FloatBuf: TypeAlias = NDArray[np.float64] | list[float]
 
 prange = range  # numba.prange on the compiled path (kernel.fast), a plain range here
 
@@ -160,7 +179,7 @@ H_LEN = H_DOUBLE + 4 * 200 * 4 * 200
 # =================================================================================================
 # random numbers: xorshift32 kept in rng[0]; identical in Python ints and numba int64
 # =================================================================================================
-def rand_u32(rng):
+def rand_u32(rng: IntBuf) -> int:
     """Next 32-bit random number (xorshift32)."""
     x = rng[0]
     x ^= (x << 13) & 0xFFFFFFFF
@@ -170,12 +189,12 @@ def rand_u32(rng):
     return x
 
 
-def rand_below(rng, n):
+def rand_below(rng: IntBuf, n: int) -> int:
     """Uniform integer in 0..n-1."""
     return (rand_u32(rng) * n) >> 32
 
 
-def rand_unit(rng):
+def rand_unit(rng: IntBuf) -> float:
     """Uniform float in [0, 1)."""
     return rand_u32(rng) / 4294967296.0
 
@@ -183,17 +202,17 @@ def rand_unit(rng):
 # =================================================================================================
 # rules
 # =================================================================================================
-def encode(piece, t1, d1, t2, d2):
+def encode(piece: int, t1: int, d1: int, t2: int, d2: int) -> int:
     """Pack a move into one int."""
     return (piece << 24) | (t1 << 20) | (d1 << 12) | (t2 << 8) | d2
 
 
-def occupied(st, s):
+def occupied(st: IntBuf, s: int) -> bool:
     """True if a detective or police piece stands on ``s``."""
     return st[ST_OCC + s] != 0
 
 
-def occupied_by_detective(st, s):
+def occupied_by_detective(st: IntBuf, s: int) -> bool:
     """True if a detective (not police) piece stands on ``s``."""
     for i in range(1, st[ST_ND] + 1):
         if st[ST_POS + i] == s:
@@ -201,7 +220,7 @@ def occupied_by_detective(st, s):
     return False
 
 
-def hunter_can_move(st, bd, i, police_block):
+def hunter_can_move(st: IntBuf, bd: Ints, i: int, police_block: int) -> bool:
     """R-MOVE-2: hunter ``i`` has a legal move (``police_block`` 0: police pieces are treated
     as absent, as R-END (3) reads it)."""
     p = st[ST_POS + i]
@@ -220,7 +239,7 @@ def hunter_can_move(st, bd, i, police_block):
     return False
 
 
-def mrx_can_move(st, ru, bd):
+def mrx_can_move(st: IntBuf, ru: Ints, bd: Ints) -> bool:
     """Mr X has a single move (R-END 4 otherwise)."""
     x = st[ST_POS]
     if st[ST_SUP + 3] > 0:
@@ -238,7 +257,7 @@ def mrx_can_move(st, ru, bd):
     return False
 
 
-def check_end(st, ru, bd):
+def check_end(st: IntBuf, ru: Ints, bd: Ints) -> None:
     """R-END (3) detectives stuck and (4) Mr X cornered, after a move."""
     stuck = True
     if ru[RU_PKH] != 0 or st[ST_N] == st[ST_ND] + 1:  # without police the two readings agree
@@ -257,13 +276,13 @@ def check_end(st, ru, bd):
     check_cornered(st, ru, bd)
 
 
-def check_cornered(st, ru, bd):
+def check_cornered(st: IntBuf, ru: Ints, bd: Ints) -> None:
     """R-END (4): Mr X to move with no single move is cornered."""
     if st[ST_TURN] == 0 and st[ST_TAKE] == 0 and not mrx_can_move(st, ru, bd):
         st[ST_OUT] = OUT_CORNERED
 
 
-def gen_hunter(st, bd, i, buf, k, with_pass):
+def gen_hunter(st: IntBuf, bd: Ints, i: int, buf: IntBuf, k: int, with_pass: int) -> int:
     """Append hunter ``i``'s moves (or, with ``with_pass``, its pass) to ``buf`` from ``k``;
     return the new end."""
     start = k
@@ -284,7 +303,7 @@ def gen_hunter(st, bd, i, buf, k, with_pass):
     return k
 
 
-def gen_hunters(st, ru, bd, buf):
+def gen_hunters(st: IntBuf, ru: Ints, bd: Ints, buf: IntBuf) -> int:
     """The detectives' side's moves: the piece to move, or every unmoved piece in free order."""
     if ru[RU_FREE] == 0:
         return gen_hunter(st, bd, st[ST_TURN], buf, 0, 1)
@@ -301,7 +320,8 @@ def gen_hunters(st, ru, bd, buf):
     return k
 
 
-def mrx_singles(st, ru, bd, at, s0, s1, s2, s3, sc, off, k):
+def mrx_singles(st: IntBuf, ru: Ints, bd: Ints, at: int, s0: int, s1: int, s2: int, s3: int,
+                sc: IntBuf, off: int, k: int) -> int:
     """Mr X's single steps from ``at`` with tickets s0..s3 into sc[off+k] (ticket) and
     sc[off+64+k] (station); return the new count."""
     unl = ru[RU_UNL]
@@ -330,7 +350,7 @@ def mrx_singles(st, ru, bd, at, s0, s1, s2, s3, sc, off, k):
     return k
 
 
-def all_taxi_only(st, bd):
+def all_taxi_only(st: IntBuf, bd: Ints) -> bool:
     """True if every possible location of Mr X has taxi links only (a black ticket hides
     nothing there). A ferry station is never taxi-only."""
     for w in range(NW):
@@ -339,7 +359,7 @@ def all_taxi_only(st, bd):
     return True
 
 
-def ticket_row(bd, t, s):
+def ticket_row(bd: Ints, t: int, s: int) -> tuple[int, int]:
     """(count, offset in ``bd``) of the stations one ``t`` line from ``s`` (black: any line,
     ferry included)."""
     if t == T_BLACK:
@@ -347,7 +367,7 @@ def ticket_row(bd, t, s):
     return bd[BD_NBC + t * NS + s], BD_NB + (t * NS + s) * MAXDEG
 
 
-def taxi_only_after(st, ru, bd, t, d):
+def taxi_only_after(st: IntBuf, ru: Ints, bd: Ints, t: int, d: int) -> bool:
     """True if every possible location of Mr X after his step with ticket ``t`` to ``d`` has
     taxi links only (the test for the second step of a double move): ``d`` alone if that step
     fills a reveal slot, else every free station one ``t`` line (any line for black) from a
@@ -361,7 +381,7 @@ def taxi_only_after(st, ru, bd, t, d):
             | (n4 & ~st[ST_OCCW + 4] & bd[BD_MULTI + 4])) == 0
 
 
-def is_ferry(bd, a, b):
+def is_ferry(bd: Ints, a: int, b: int) -> bool:
     """True if a ferry line joins ``a`` and ``b`` (only a black ticket travels it)."""
     base = 3 * NS + a
     for j in range(bd[BD_NBC + base]):
@@ -370,24 +390,24 @@ def is_ferry(bd, a, b):
     return False
 
 
-def set_belief_single(st, d):
+def set_belief_single(st: IntBuf, d: int) -> None:
     """Mr X's possible locations become exactly ``d``."""
     for w in range(NW):
         st[ST_BEL + w] = 0
     st[ST_BEL + d // BW] = 1 << (d % BW)
 
 
-def bel_drop(st, bd, s):
+def bel_drop(st: IntBuf, bd: Ints, s: int) -> None:
     """Station ``s`` is no longer a possible location of Mr X (a hunter stands there)."""
     st[ST_BEL + bd[BD_WI + s]] &= ~bd[BD_BIT + s]
 
 
-def bel_has(st, s):
+def bel_has(st: IntBuf, s: int) -> bool:
     """True if ``s`` is one of Mr X's possible locations."""
     return (st[ST_BEL + s // BW] >> (s % BW)) & 1 != 0
 
 
-def bel_count(st):
+def bel_count(st: IntBuf) -> int:
     """The number of Mr X's possible locations."""
     n = 0
     for w in range(NW):
@@ -398,7 +418,7 @@ def bel_count(st):
     return n
 
 
-def bel_nth(st, k):
+def bel_nth(st: IntBuf, k: int) -> int:
     """The ``k``-th (from 0, in station order) of Mr X's possible locations (0: none)."""
     for w in range(NW):
         x = st[ST_BEL + w]
@@ -413,7 +433,7 @@ def bel_nth(st, k):
     return 0
 
 
-def bel_expand(st, bd, t):
+def bel_expand(st: IntBuf, bd: Ints, t: int) -> tuple[int, int, int, int, int]:
     """The NW words of every station one ticket-``t`` line (t 3: any line) from a possible
     location of Mr X (held stations included)."""
     n0 = 0
@@ -438,7 +458,7 @@ def bel_expand(st, bd, t):
     return n0, n1, n2, n3, n4
 
 
-def set_occupied(st, s, flag):
+def set_occupied(st: IntBuf, s: int, flag: int) -> None:
     """Mark ``s`` as held (flag 1) or free (flag 0) by a detective or police piece."""
     st[ST_OCC + s] = flag
     if flag != 0:
@@ -447,7 +467,7 @@ def set_occupied(st, s, flag):
         st[ST_OCCW + s // BW] &= ~(1 << (s % BW))
 
 
-def move_hunter(st, bd, i, d):
+def move_hunter(st: IntBuf, bd: Ints, i: int, d: int) -> None:
     """Hunter ``i`` goes to station ``d`` (its station and the occupancy flags and words)."""
     a = st[ST_POS + i]
     st[ST_OCC + a] = 0
@@ -457,7 +477,7 @@ def move_hunter(st, bd, i, d):
     st[ST_POS + i] = d
 
 
-def mark_reach(st, bd, sc, flag):
+def mark_reach(st: IntBuf, bd: Ints, sc: IntBuf, flag: int) -> None:
     """Set (flag 1) or clear (flag 0) sc[SC_REACH + d] for every station ``d`` a detective or
     police piece can move to in one move (with its tickets)."""
     n = st[ST_N]
@@ -472,7 +492,7 @@ def mark_reach(st, bd, sc, flag):
                 sc[SC_REACH + bd[BD_NB + base * MAXDEG + j]] = flag
 
 
-def gen_mrx_raw(st, ru, bd, filt, buf, sc):
+def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntBuf) -> int:
     """Mr X's moves (singles, then doubles), filtered when ``filt`` (see gen_mrx)."""
     take = st[ST_TAKE]
     if take != 0:
@@ -596,7 +616,7 @@ def gen_mrx_raw(st, ru, bd, filt, buf, sc):
 gen_mrx_raw_i = gen_mrx_raw
 
 
-def gen_mrx(st, ru, bd, filt, buf, sc):
+def gen_mrx(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntBuf) -> int:
     """Mr X's moves into ``buf``; return their number.
 
     With ``filt`` (move filtering, Nijssen & Winands 2012): no black ticket in rounds 1-2,
@@ -611,14 +631,14 @@ def gen_mrx(st, ru, bd, filt, buf, sc):
     return k
 
 
-def gen_moves(st, ru, bd, filt, buf, sc):
+def gen_moves(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntBuf) -> int:
     """The moves of the side to move (all unmoved hunters in free order)."""
     if st[ST_TURN] == 0:
         return gen_mrx(st, ru, bd, filt, buf, sc)
     return gen_hunters(st, ru, bd, buf)
 
 
-def gen_legal(st, ru, bd, buf, sc):
+def gen_legal(st: IntBuf, ru: Ints, bd: Ints, buf: IntBuf, sc: IntBuf) -> int:
     """Every legal move, exactly as ``Game.legal_moves()`` (no move filter; the voluntary
     reveals of R-VAR-EXTRA-REVEAL included); none once the game is over."""
     if st[ST_OUT] != OUT_NONE:
@@ -636,7 +656,7 @@ def gen_legal(st, ru, bd, buf, sc):
     return k
 
 
-def next_take(st, j):
+def next_take(st: IntBuf, j: int) -> int:
     """The first detective from ``j`` on that has a ticket for Mr X to take (0: none)."""
     while j <= st[ST_ND]:
         sj = st[ST_SUPOF + j]
@@ -646,17 +666,18 @@ def next_take(st, j):
     return 0
 
 
-def save_state(st, to):
+def save_state(st: IntBuf, to: IntBuf) -> None:
     """Copy the state ``st`` into ``to``."""
     to[0:ST_LEN] = st[0:ST_LEN]
 
 
-def load_state(st, frm):
+def load_state(st: IntBuf, frm: IntBuf) -> None:
     """Restore a state saved by :func:`save_state` (the undo of any number of moves)."""
     st[0:ST_LEN] = frm[0:ST_LEN]
 
 
-def perft(st, ru, bd, depth, counts, stack, bufs, nmv, idx, sc):
+def perft(st: IntBuf, ru: Ints, bd: Ints, depth: int, counts: IntBuf, stack: IntRows,
+          bufs: IntRows, nmv: IntBuf, idx: IntBuf, sc: IntBuf) -> None:
     """Count the move tree of ``st`` to ``depth``: ``counts[k]`` += the positions ``k + 1``
     moves deep (a finished game has no moves). ``stack``/``bufs`` have ``depth`` rows of
     ST_LEN/BUF_LEN; ``st`` is left as it was."""
@@ -688,7 +709,7 @@ def perft(st, ru, bd, depth, counts, stack, bufs, nmv, idx, sc):
     load_state(st, stack[0])
 
 
-def mrx_step(st, ru, bd, t, d):
+def mrx_step(st: IntBuf, ru: Ints, bd: Ints, t: int, d: int) -> None:
     """One step of Mr X: pay, write the log slot, update the possible locations (R-BELIEF)."""
     if t == T_BLACK or ru[RU_UNL] == 0:
         st[ST_SUP + t] -= 1
@@ -707,7 +728,7 @@ def mrx_step(st, ru, bd, t, d):
     st[ST_BEL + 4] = n4 & ~st[ST_OCCW + 4]
 
 
-def apply_move(st, ru, bd, code):
+def apply_move(st: IntBuf, ru: Ints, bd: Ints, code: int) -> None:
     """Make a legal move (mirrors ``Game.push``), then check the end of the game (R-END)."""
     piece = code >> 24
     t1 = (code >> 20) & 15
@@ -807,7 +828,8 @@ gen_legal_i = gen_legal
 apply_move_i = apply_move
 
 
-def random_games(n, root, st, ru, bd, deck, rng, buf, sc, res):
+def random_games(n: int, root: Ints, st: IntBuf, ru: Ints, bd: Ints, deck: IntBuf, rng: IntBuf,
+                 buf: IntBuf, sc: IntBuf, res: IntBuf) -> None:
     """Play ``n`` games with uniformly random legal moves (every move of :func:`gen_legal`
     equally likely, as ``rng.choice(game.legal_moves())``), each from start stations drawn
     from the shared start ``deck`` (R-SETUP, classic) on the set-up ``root`` (its possible
@@ -840,7 +862,8 @@ def random_games(n, root, st, ru, bd, deck, rng, buf, sc, res):
 # =================================================================================================
 # many games at once (BatchSim): one state row per game, games spread over threads
 # =================================================================================================
-def batch_record(s, g, code, hist, nmov, logt, logs, rec):
+def batch_record(s: IntBuf, g: int, code: int, hist: NDArray[np.int32], nmov: NDArray[np.int16],
+                 logt: NDArray[np.int8], logs: NDArray[np.int16], rec: int) -> None:
     """Write the move ``code`` of game ``g`` (state row ``s``, before the move) into Mr X's
     log (``logt``/``logs``: ticket and station per slot) and, with ``rec``, into the game's
     history in BatchSim's encoding: ``piece | (t1+1)<<4 | d1<<7 | (t2+1)<<15 | d2<<18`` (t1 -1
@@ -869,7 +892,9 @@ def batch_record(s, g, code, hist, nmov, logt, logs, rec):
     nmov[g] += 1
 
 
-def batch_play(st, ru, bd, rng, live, codes, steps, hist, nmov, logt, logs, rec, bufs, scs):
+def batch_play(st: IntRows, ru: Ints, bd: Ints, rng: IntRows, live: Ints, codes: Ints, steps: int,
+               hist: NDArray[np.int32], nmov: NDArray[np.int16], logt: NDArray[np.int8],
+               logs: NDArray[np.int16], rec: int, bufs: IntRows, scs: IntRows) -> None:
     """Move the games ``live`` (rows of ``st``, one state per game): game ``live[q]`` plays
     ``codes[q]`` if it is >= 0 (one move, with ``steps`` 1), else uniformly random legal moves
     (every move of :func:`gen_legal` equally likely, drawn from the game's own generator
@@ -896,7 +921,8 @@ def batch_play(st, ru, bd, rng, live, codes, steps, hist, nmov, logt, logs, rec,
                 m += 1
 
 
-def batch_count(st, ru, bd, live, counts, bufs, scs):
+def batch_count(st: IntRows, ru: Ints, bd: Ints, live: Ints, counts: IntBuf, bufs: IntRows,
+                scs: IntRows) -> None:
     """``counts[q]``: the number of legal moves of game ``live[q]``."""
     nl = len(live)
     nch = len(bufs)
@@ -907,7 +933,8 @@ def batch_count(st, ru, bd, live, counts, bufs, scs):
             counts[q] = gen_legal(st[live[q]], ru, bd, buf, sc)
 
 
-def batch_fill(st, ru, bd, live, offsets, out, bufs, scs):
+def batch_fill(st: IntRows, ru: Ints, bd: Ints, live: Ints, offsets: Ints, out: IntBuf,
+               bufs: IntRows, scs: IntRows) -> None:
     """The legal moves of game ``live[q]`` into ``out[offsets[q]:offsets[q + 1]]``."""
     nl = len(live)
     nch = len(bufs)
@@ -921,7 +948,7 @@ def batch_fill(st, ru, bd, live, offsets, out, bufs, scs):
                 out[o + j] = buf[j]
 
 
-def batch_check(st, ru, bd, live):
+def batch_check(st: IntRows, ru: Ints, bd: Ints, live: Ints) -> None:
     """R-END at the set-up of the games ``live`` (see :func:`check_end`)."""
     for q in prange(len(live)):
         check_end(st[live[q]], ru, bd)
@@ -930,7 +957,8 @@ def batch_check(st, ru, bd, live):
 # =================================================================================================
 # playout policies (epsilon-greedy, Nijssen & Winands 2012)
 # =================================================================================================
-def choose_mrx(st, ru, bd, eps, filt, rng, buf, sc):
+def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBuf, buf: IntBuf,
+               sc: IntBuf) -> int:
     """Mr X: with probability ``eps`` a random move, else MCD (maximize the distance to the
     closest detective; ties: single before double, non-black before black, then random)."""
     n = gen_mrx(st, ru, bd, filt, buf, sc)
@@ -970,7 +998,7 @@ def choose_mrx(st, ru, bd, eps, filt, rng, buf, sc):
     return bestcode
 
 
-def hypothesis(st, bd, rng):
+def hypothesis(st: IntBuf, bd: Ints, rng: IntBuf) -> int:
     """Target mode 2: the hunters' one hypothesis of Mr X's station, ``st[ST_HYP]``, a ghost
     that walks a path consistent with the public facts. It stays put while Mr X has not moved
     and it is still possible; after Mr X's ``k`` steps it moves to a possible location at most
@@ -1004,7 +1032,8 @@ def hypothesis(st, bd, rng):
     return pick
 
 
-def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
+def choose_hunter(st: IntBuf, ru: Ints, bd: Ints, eps: float, target_mode: int, rng: IntBuf,
+                  buf: IntBuf) -> int:
     """The piece to move (the lowest unmoved one in free order): with probability ``eps`` a
     random move, else CAL (a move closest to the target: Mr X's station in this determinization,
     with ``target_mode`` 1 a location drawn from the possible locations afresh, with 2 the
@@ -1050,7 +1079,8 @@ def choose_hunter(st, ru, bd, eps, target_mode, rng, buf):
     return bestcode
 
 
-def playout(st, ru, bd, pa, pf, rng, buf, sc, moves, k):
+def playout(st: IntBuf, ru: Ints, bd: Ints, pa: Floats, pf: Ints, rng: IntBuf, buf: IntBuf,
+            sc: IntBuf, moves: IntBuf, k: int) -> int:
     """Play ``st`` to the end with the epsilon-greedy policies. Moves are written to ``moves``
     from index ``k`` (as far as it has room); return the new end index. With
     ``pf[PF_HORIZON]`` = h > 0 the playout stops (the game not over) when Mr X is to move
@@ -1077,7 +1107,8 @@ def playout(st, ru, bd, pa, pf, rng, buf, sc, moves, k):
     return k
 
 
-def playout_many(n, root, st, ru, bd, pa, pf, rng, buf, sc, moves, results):
+def playout_many(n: int, root: Ints, st: IntBuf, ru: Ints, bd: Ints, pa: Floats, pf: Ints,
+                 rng: IntBuf, buf: IntBuf, sc: IntBuf, moves: IntBuf, results: IntBuf) -> None:
     """Run ``n`` playouts from ``root`` (for benchmarks): results[0] Mr X wins, [1] plies."""
     wins = 0
     plies = 0
@@ -1095,7 +1126,7 @@ def playout_many(n, root, st, ru, bd, pa, pf, rng, buf, sc, moves, results):
 # Monte Carlo tree search (UCT + progressive history, single-tree determinization,
 # coalition reduction)
 # =================================================================================================
-def reward(p, out, capt, r):
+def reward(p: int, out: int, capt: int, r: float) -> float:
     """The result for piece ``p``: Mr X 1 if he wins; a hunter 1 if it caught Mr X (or he was
     cornered), 1 - r if another hunter caught him (coalition reduction), 0 if Mr X wins."""
     if out == OUT_SURVIVED or out == OUT_STUCK:
@@ -1109,7 +1140,7 @@ def reward(p, out, capt, r):
     return 1.0
 
 
-def hkey(code):
+def hkey(code: int) -> int:
     """Index of a move in the history table (per piece; double moves of Mr X apart)."""
     piece = code >> 24
     t1 = (code >> 20) & 15
@@ -1120,7 +1151,8 @@ def hkey(code):
     return H_DOUBLE + ((t1 * 200 + d1) * 4 + t2) * 200 + (code & 255)
 
 
-def selection_score(value_sum, visits, ln_parent, c, hist_sum, hist_count, w, use_ph):
+def selection_score(value_sum: float, visits: int, ln_parent: float, c: float, hist_sum: float,
+                    hist_count: int, w: float, use_ph: bool) -> float:
     """UCT with progressive history: ``v + c*sqrt(ln n_p / n_i) + h * W / ((1 - v) n_i + 1)``,
     ``v`` the child's mean result, ``h`` the move's mean result in the history table (the term
     is left out while the move has no history)."""
@@ -1131,7 +1163,8 @@ def selection_score(value_sum, visits, ln_parent, c, hist_sum, hist_count, w, us
     return score
 
 
-def backpropagate(tr, tv, path, depth, out, capt, r):
+def backpropagate(tr: IntBuf, tv: FloatBuf, path: IntBuf, depth: int, out: int, capt: int,
+                  r: float) -> None:
     """Add one result to the nodes of ``path[0..depth]``: each node's value is the reward of the
     piece that made the move into it."""
     for k in range(1, depth + 1):
@@ -1141,7 +1174,7 @@ def backpropagate(tr, tv, path, depth, out, capt, r):
     tr[path[0] * TR_W + TR_VIS] += 1
 
 
-def leaf_value(st, info):
+def leaf_value(st: IntBuf, info: float) -> float:
     """Mr X's value of a playout stopped at the horizon, the game not over: he was not caught,
     worth ``1 - info * (1 - h)``, where ``h = min(1, ln|possible| / ln INFO_REF)`` is how well
     the public possible set hides him (0 when the detectives know his station, 1 with INFO_REF
@@ -1157,7 +1190,7 @@ def leaf_value(st, info):
     return 1.0 - info * (1.0 - h)
 
 
-def backpropagate_value(tr, tv, path, depth, vx):
+def backpropagate_value(tr: IntBuf, tv: FloatBuf, path: IntBuf, depth: int, vx: float) -> None:
     """Add a playout stopped at the horizon to the nodes of ``path[0..depth]``: Mr X's nodes
     get his leaf value ``vx``, a hunter's node ``1 - vx``."""
     for k in range(1, depth + 1):
@@ -1170,8 +1203,10 @@ def backpropagate_value(tr, tv, path, depth, vx):
     tr[path[0] * TR_W + TR_VIS] += 1
 
 
-def mcts_iterate(n_iter, root, work, ru, bd, tr, tv, mt, hs, hc, pa, pf, locs, cum, ra, rng,
-                 buf, sc, path, imv):
+def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: IntBuf,
+                 tv: FloatBuf, mt: IntBuf, hs: FloatBuf, hc: IntBuf, pa: Floats, pf: Ints,
+                 locs: Ints, cum: Floats, ra: Ints, rng: IntBuf, buf: IntBuf, sc: IntBuf,
+                 path: IntBuf, imv: IntBuf) -> None:
     """Run ``n_iter`` MCTS iterations on the tree in ``tr``/``tv`` (node 0 is the root; its
     moves are limited to the codes in ``ra`` when ``pf[PF_NROOT]`` > 0)."""
     cc = pa[PA_C]
