@@ -369,7 +369,10 @@ def test_sigkilled_server_resumes_every_game_exactly(tmp_path):
         asyncio.run(_alternate(a, g2, ["X", "detectives"], 9, seed=2))
         snaps = {gid: {n: a.state(g, n) for n in g["tokens"]}
                  for gid, g in (("g1", g1), ("g2", g2), ("g3", g3))}
-        assert snaps["g1"]["X"]["version"] == 9 and snaps["g2"]["X"]["version"] == 9
+        for gid in ("g1", "g2"):  # 9 plies, unless the random moves ended the game sooner (a
+            st = snaps[gid]["X"]  # capture in the first 8 plies: 2-4 % of such random games)
+            assert st["version"] == 9 or (st["view"]["outcome"] is not None
+                                          and 1 <= st["version"] < 9), (gid, st["version"])
         assert snaps["g3"]["D1"]["version"] == 0 and "X" not in g3["tokens"]
 
         acked: list[tuple[int, str]] = []
@@ -388,7 +391,7 @@ def test_sigkilled_server_resumes_every_game_exactly(tmp_path):
         asyncio.run(race_then_kill())
     finally:
         a.stop()
-    assert len(acked) >= 10
+    assert acked, "no move of the race was acknowledged before the kill"
     last_acked = max(v for v, _ in acked)
 
     b = LiveServer(tmp_path, db, ai_delay=0)
@@ -398,6 +401,8 @@ def test_sigkilled_server_resumes_every_game_exactly(tmp_path):
                 assert b.state(g, name) == snaps[gid][name], (gid, name)
         # every acknowledged move survived the kill; at most the one in flight was added
         s4 = b.state(g4, "X")
+        # the race ran 25 acknowledged moves, or to the game's end (a random capture)
+        assert len(acked) >= 10 or s4["view"]["outcome"] is not None, len(acked)
         assert last_acked <= s4["version"] <= last_acked + 1
         history = [h["move"] for h in s4["view"]["history"]]
         assert history[:last_acked] == [m for _, m in sorted(acked)][:last_acked]
