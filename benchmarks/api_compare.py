@@ -42,16 +42,14 @@ def _loop(which: str, games: int, seed: int, naive_path: str) -> float:
         def run(k: int, s: int) -> None:
             play_naive(mod, board, k, random.Random(s))
     else:
+        from naive_loop import play_api
+
         from scotlandyard import Game, Rules  # the tree on PYTHONPATH
 
         rules = Rules.classic(detectives=5)
 
         def run(k: int, s: int) -> None:
-            rng = random.Random(s)
-            for _ in range(k):
-                g = Game.new(rules, seed=rng.randrange(1 << 30))
-                while not g.is_over():
-                    g.push(rng.choice(g.legal_moves()))
+            play_api(Game, rules, k, random.Random(s))
     run(100, 12345)  # the API's move tables are made on first use
     best = float("inf")
     for rep in range(3):
@@ -74,13 +72,11 @@ def main() -> None:
     if args.loop:  # (imports nothing else: the naive loop's process holds only that loop)
         print(_loop(args.loop[0], int(args.loop[1]), int(args.loop[2]), args.naive))
         return
-    from naive_loop import find_naive
+    from naive_loop import export_package, find_naive
 
     naive_path = str(find_naive(args.naive))
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, "scotlandyard"],
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        export_package(args.base, tmp)
         trees = {"naive": ("naive", str(ROOT)), f"base ({args.base})": ("api", tmp),
                  "this checkout": ("api", str(ROOT))}
         times: dict[str, list[float]] = {k: [] for k in trees}

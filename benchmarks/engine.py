@@ -56,7 +56,7 @@ from rich.table import Table  # noqa: E402
 from scotlandyard import Game, Rules  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from naive_loop import find_naive, load_naive, play_naive  # noqa: E402
+from naive_loop import find_naive, load_naive, play_api, play_naive  # noqa: E402
 
 
 def naive(path: Path, seconds: float) -> tuple[float, float]:
@@ -70,19 +70,12 @@ def naive(path: Path, seconds: float) -> tuple[float, float]:
 
 def public_api(rules: Rules, seconds: float, seed: int) -> tuple[float, float, float]:
     """(games/s wall, games/s CPU, moves per game) of the public API loop."""
-    warm = random.Random(-1)
-    for _ in range(20):  # the move tables are made on first use: before the clock
-        g = Game.new(rules, seed=warm.randrange(1 << 30))
-        while not g.is_over():
-            g.push(warm.choice(g.legal_moves()))
-    rng = random.Random(seed)
+    play_api(Game, rules, 20, random.Random(-1))  # the move tables are made on first use:
+    rng = random.Random(seed)                      # before the clock
     games = moves = 0
     w0, c0 = time.perf_counter(), time.process_time()
     while time.perf_counter() - w0 < seconds:
-        g = Game.new(rules, seed=rng.randrange(1 << 30))
-        while not g.is_over():
-            g.push(rng.choice(g.legal_moves()))
-        moves += g.ply  # (read once a game, as py_naive reads its moves_played)
+        moves += play_api(Game, rules, 1, rng)
         games += 1
     w, c = time.perf_counter() - w0, time.process_time() - c0
     return games / w, games / c, moves / games
@@ -114,10 +107,7 @@ def interleaved(path: Path, rules: Rules, rounds: int, batch: int
     def run_api(seed: int) -> float:
         rng = random.Random(seed)
         t0 = time.perf_counter()
-        for _ in range(batch):
-            g = Game.new(rules, seed=rng.randrange(1 << 30))
-            while not g.is_over():
-                g.push(rng.choice(g.legal_moves()))
+        play_api(Game, rules, batch, rng)
         return time.perf_counter() - t0
 
     run_naive(10_000)  # warm both (the API's lazily made move rows included)

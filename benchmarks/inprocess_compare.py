@@ -28,7 +28,6 @@ import importlib.util
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from naive_loop import find_naive, load_naive, play_naive  # noqa: E402
+from naive_loop import export_package, find_naive, load_naive, play_api, play_naive  # noqa: E402
 
 import scotlandyard  # noqa: E402
 
@@ -74,13 +73,8 @@ def api_run(pkg: ModuleType) -> Callable[[int, int], tuple[float, tuple[int, int
 
     def run(n: int, seed: int) -> tuple[float, tuple[int, int]]:
         rng = random.Random(seed)
-        moves = 0
         c0 = time.process_time()
-        for _ in range(n):
-            g = game_cls.new(rules, seed=rng.randrange(1 << 30))
-            while not g.is_over():
-                g.push(rng.choice(g.legal_moves()))
-            moves += g.ply
+        moves = play_api(game_cls, rules, n, rng)
         return time.process_time() - c0, (0, moves)
     return run
 
@@ -109,10 +103,7 @@ def main() -> None:
     args = ap.parse_args()
     games = args.games or (30_000 if args.what == "kernel" else 100)
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, "scotlandyard"],
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        base = load_package("_scotlandyard_base", Path(tmp) / "scotlandyard")
+        base = load_package("_scotlandyard_base", export_package(args.base, tmp))
         make = kernel_run if args.what == "kernel" else api_run
         runs = {f"base ({args.base})": make(base), "this checkout": make(scotlandyard)}
         if args.what == "api":
