@@ -32,9 +32,14 @@ iterations on both sides (paired starts: every arm plays the same start position
 roles swapped, and each side's budget curve against ``nw`` at the curve's first budget::
 
     python benchmarks/nijssen_winands.py --versus --games 400 --budgets 1000,4000 \
-        --curve 1000,4000,16000 --workers 16 --write      # the full protocol
+        --curve 1000,4000,16000 --curve-fixed 4000 --curve-agents mcts \
+        --workers 16 --write      # the issue's protocol (10 runs; docs/experiments.md)
     python benchmarks/nijssen_winands.py --versus --games 16 --budgets 1000 \
         --curve 1000,4000 --curve-sides mr_x --curve-agents mcts --workers 2 --write
+
+On a small machine, ``--round-size 50`` plays every arm to 50 games, then every arm to 100,
+and so on, so that a run stopped by time (``timeout``) leaves arms of equal size; the run
+folders resume, and ``--max-new-games 0 --write`` only tabulates what they hold.
 
 The levels (``--levels``): each level of ``scotlandyard.ai.agents.LEVELS`` on each side
 against ``nw``, Mr X's levels against ``nw`` detectives at ``--levels-mr-x-opponent``
@@ -62,6 +67,7 @@ The MCTS agent's option names live in ``SWITCHES`` below and nowhere else (see d
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import math
 import os
@@ -76,6 +82,7 @@ from scotlandyard import Rules
 from scotlandyard.ai import agent_names
 from scotlandyard.ai.arena import ArenaConfig, ArenaError, ArenaResult, run_arena
 from scotlandyard.ai.mcts import BEST_SETTINGS, NW_SETTINGS
+from scotlandyard.ai.stats import difference_interval
 
 AGENT = "mcts"
 
@@ -345,23 +352,30 @@ def versus_arms(budgets: list[int], curve: list[int],
       detectives against ``nw`` Mr X compared with ``nw`` detectives against him);
     - the budget curve: each side's agent (ours and ``nw``) at every budget of ``curve``
       against the other side's ``nw`` at ``curve_fixed`` iterations (default: the first
-      budget of ``curve``), each point compared with the point before it. A fixed opponent
-      that loses nearly every game hides the curve (a ceiling): give it more iterations.
+      budget of ``curve``), each point compared with the point before it, and with three
+      points or more a last row that compares the last point with the first. A fixed
+      opponent that loses nearly every game hides the curve (a ceiling): give it more
+      iterations.
+
+    Arms that are the same run (the equal-budget arm at ``curve_fixed`` is a point of each
+    curve) are equal :class:`Arm` values, so the caller plays them once.
     """
     out: list[tuple[str, Arm, Arm | None]] = []
     for b in budgets:
         base = Arm(f"nw vs nw, {b}", BASELINE_AGENT, BASELINE_AGENT, b, b)
         if "mr_x" in equal_sides:
-            out.append((f"equal budget {b}: Mr X",
+            out.append((f"equal budget {b}: mcts as Mr X",
                         Arm(f"mcts Mr X vs nw, {b}", BEST_AGENT, BASELINE_AGENT, b, b), base))
         if "detectives" in equal_sides:
-            out.append((f"equal budget {b}: detectives",
+            out.append((f"equal budget {b}: mcts as detectives (roles swapped)",
                         Arm(f"nw Mr X vs mcts, {b}", BASELINE_AGENT, BEST_AGENT, b, b), base))
     if curve:
         fixed = curve[0] if curve_fixed is None else curve_fixed
         for side in curve_sides:
             for agent in curve_agents:
                 prev: Arm | None = None
+                first: Arm | None = None
+                section = f"budget curve: {agent} {SIDE_NAMES[side]}"
                 for b in curve:
                     if side == "mr_x":
                         arm = Arm(f"{agent} Mr X at {b} vs nw at {fixed}", agent,
@@ -369,8 +383,11 @@ def versus_arms(budgets: list[int], curve: list[int],
                     else:
                         arm = Arm(f"nw Mr X at {fixed} vs {agent} at {b}", BASELINE_AGENT,
                                   agent, fixed, b)
-                    out.append((f"budget curve: {agent} {SIDE_NAMES[side]}", arm, prev))
+                    out.append((section, arm, prev))
                     prev = arm
+                    first = first or arm
+                if len(curve) > 2 and prev is not None:
+                    out.append((f"{section}: {curve[-1]} over {curve[0]}", prev, first))
     return out
 
 
@@ -401,18 +418,24 @@ def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
         for a in (arm, ref) if ref is not None else (arm,):
             cfg = versus_config(a, args)
             configs.setdefault(cfg.config_hash, cfg)
-    print(f"{len(plan)} rows, {len(configs)} distinct runs x {args.games} games, "
-          f"{args.workers} workers", file=sys.stderr)
+    step = getattr(args, "round_size", None) or args.games
+    targets = list(range(step, args.games, step)) + [args.games]
+    print(f"{len(plan)} rows, {len(configs)} distinct runs x {args.games} games"
+          f"{f' in rounds of {step}' if len(targets) > 1 else ''}, {args.workers} workers",
+          file=sys.stderr)
     results: dict[str, ArenaResult] = {}
     t0 = time.perf_counter()
-    for k, (h, cfg) in enumerate(configs.items(), 1):
-        print(f"[{k}/{len(configs)}] {cfg.describe()}", file=sys.stderr)
-        results[h] = run_arena(cfg, Path(args.out) / "versus" / h,
-                               progress=not args.no_progress, max_games=args.max_new_games)
+    for target in targets:  # every run reaches a round's games before any goes on
+        for k, (h, cfg) in enumerate(configs.items(), 1):
+            print(f"[{k}/{len(configs)}] {min(target, args.games)} games: {cfg.describe()}",
+                  file=sys.stderr)
+            results[h] = run_arena(dataclasses.replace(cfg, games=target),
+                                   Path(args.out) / "versus" / h,
+                                   progress=not args.no_progress, max_games=args.max_new_games)
     print(f"played in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     rows = []
     for section, arm, ref in plan:
-        side = "mr_x" if section.endswith("Mr X") else "detectives"
+        side = "detectives" if "detectives" in section else "mr_x"
         res = results[versus_config(arm, args).config_hash]
         wr = res.win_rate(side)
         row: dict[str, Any] = {"section": section, "label": arm.label, "side": side,
@@ -421,10 +444,44 @@ def run_versus(args: argparse.Namespace) -> list[dict[str, Any]]:
                                "seconds": _mean_move_seconds(res, side)}
         if ref is not None:
             rr = results[versus_config(ref, args).config_hash].win_rate(side)
-            row.update(ref=ref.label, diff=wr.rate - rr.rate,
-                       p=fisher_exact(wr.wins, wr.games, rr.wins, rr.games))
+            row["ref"] = ref.label
+        if ref is not None and wr.games and rr.games:
+            row.update(diff=wr.rate - rr.rate,
+                       p=fisher_exact(wr.wins, wr.games, rr.wins, rr.games),
+                       dci=difference_interval(wr.wins, wr.games, rr.wins, rr.games))
+            if section.startswith("equal budget"):
+                row["aim"] = AIMS[side]
+            elif section.startswith(f"budget curve: {BEST_AGENT} "):
+                row["aim"] = 0.0  # rising with the budget
         rows.append(row)
     return rows
+
+
+# The issue's aims at equal budget: our side's win rate over nw's, in points of win rate.
+AIMS = {"mr_x": 0.10, "detectives": 0.05}
+
+
+def aim_verdict(row: dict[str, Any], alpha: float = 0.05) -> str:
+    """Whether a row meets its aim: at equal budget a difference of at least ``AIMS[side]``
+    over ``nw``, on a curve of ours a rise over the budget before (aim 0). "met" needs the
+    difference at or over the aim and significant (Fisher p < ``alpha``); "met, interval
+    above" says the difference's whole 95% interval lies above the aim; "not shown" is a
+    difference at or over the aim that this sample cannot tell from none; "not met, interval
+    below" says the whole interval lies below the aim."""
+    if "aim" not in row:
+        return ""
+    aim, diff, p = row["aim"], row["diff"], row["p"]
+    lo, hi = row["dci"]
+    want = f"+{aim * 100:.0f}" if aim else "rising"
+    if lo >= aim and p < alpha:
+        return f"{want}: met, interval above"
+    if diff >= aim and diff > 0 and p < alpha:
+        return f"{want}: met"
+    if diff >= aim and diff > 0:
+        return f"{want}: not shown (p >= {alpha:g})"
+    if hi < aim:
+        return f"{want}: not met, interval below"
+    return f"{want}: not met"
 
 
 def _mean_move_seconds(res: ArenaResult, side: str) -> float | None:
@@ -437,30 +494,42 @@ def _mean_move_seconds(res: ArenaResult, side: str) -> float | None:
 def versus_table(rows: list[dict[str, Any]]) -> str:
     """The versus rows as a Markdown table."""
     head = ("| comparison | arm | side's win rate | 95% CI | games | s/move | against | "
-            "difference | Fisher p |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n")
+            "difference | difference 95% CI | Fisher p | aim |\n"
+            "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n")
     body = []
     for r in rows:
         games, diff, pval = _cells(r)
         sec = f"{r['seconds']:.3f}" if r["seconds"] is not None else ""
-        body.append(f"| {r['section']} | {r['label']} | {r['rate']:.1%} | {r['ci'][0]:.1%} - "
-                    f"{r['ci'][1]:.1%} | {games} | {sec} | {r.get('ref', '')} | {diff} | "
-                    f"{pval} |\n")
+        dci = (f"{r['dci'][0] * 100:+.1f} to {r['dci'][1] * 100:+.1f}" if "dci" in r else "")
+        rate = (f"{r['rate']:.1%} | {r['ci'][0]:.1%} - {r['ci'][1]:.1%}" if r["games"]
+                else "no games yet | ")
+        body.append(f"| {r['section']} | {r['label']} | {rate} | {games} | {sec} | "
+                    f"{r.get('ref', '')} | {diff} | "
+                    f"{dci} | {pval} | {aim_verdict(r)} |\n")
     return head + "".join(body)
 
 
 def write_versus(path: Path, text: str, args: argparse.Namespace) -> None:
     """Put the versus table into ``path`` between its markers (the rest is kept)."""
     cmd = "python benchmarks/nijssen_winands.py " + " ".join(sys.argv[1:])
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     block = (f"{VERSUS_BEGIN}\n## Our agents against the frozen baseline `nw`\n\n"
-             f"Made on {datetime.date.today().isoformat()} with `{cmd}`: up to {args.games} "
+             f"Tabulated {now} (load {load}) with `{cmd}`: up to {args.games} "
              "games per arm (the games column: what each arm has recorded), classic rules, "
              f"five detectives, run seed {args.seed}; every arm plays the same start positions "
              "(game i's start derives from the run seed and i). "
              "\"side's win rate\" is the win rate of the side named in the comparison; the "
              "difference and the two-sided Fisher's exact test are against the arm in "
              "\"against\" (at equal budget: the same side played by `nw`; on the budget curve: "
-             "the budget before). s/move is that side's mean agent time per move on the machine "
-             f"of the run (a busy one makes it long).\n\n{text}\n{VERSUS_END}\n")
+             "the budget before; the last row of a curve: its last point against its first). "
+             "\"difference 95% CI\" is Newcombe's hybrid score interval of the difference, in "
+             "points. \"aim\" is the issue's: at equal budget +10 points for our Mr X and +5 for "
+             "our detectives over `nw`, on our curves a rise with the budget; \"met\" needs the "
+             "difference at or over the aim and p < 0.05, \"interval above\" (or below) says "
+             "the difference's whole interval lies above (below) the aim. s/move is that side's "
+             "mean agent time per move on the machine of the run (a busy one makes it long)."
+             f"\n\n{text}\n{VERSUS_END}\n")
     old = path.read_text() if path.exists() else "# Experiments\n\n"
     if VERSUS_BEGIN in old and VERSUS_END in old:
         a = old.index(VERSUS_BEGIN)
@@ -587,6 +656,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="versus: play at most this many new games per run in this call (0: "
                         "only tabulate the games already recorded; the games column shows "
                         "how many each arm has)")
+    p.add_argument("--round-size", type=int, default=None, metavar="N",
+                   help="versus: play in rounds of N games per run, every run reaching a "
+                        "round's games before any goes on (so that a run stopped by time "
+                        "leaves arms of equal size); default: one round")
     p.add_argument("--curve-sides", type=lambda t: [x for x in t.split(",") if x],
                    default=["mr_x", "detectives"],
                    help="versus: the sides of the budget curve (default mr_x,detectives)")
@@ -629,6 +702,8 @@ def main(argv: list[str] | None = None) -> None:
         bad += [x for x in args.curve_agents if x not in (BEST_AGENT, BASELINE_AGENT)]
         if bad:
             p.error(f"unknown side or agent for the curve: {', '.join(bad)}")
+    if args.round_size is not None and args.round_size < 1:
+        p.error(f"--round-size is a whole number >= 1, not {args.round_size}")
     if args.games is None:
         args.games = 100 if args.levels else 20 if args.quick else 500
     if args.budget is None:
