@@ -272,26 +272,18 @@ def probability_map(view: PlayerView, model: Model = "paths") -> dict[int, float
     """Probability of each possible station (summing to 1) under ``model`` (see module doc)."""
     if model not in ("paths", "uniform"):
         raise ValueError(f"unknown model {model!r} (paths or uniform)")
+    if model == "paths":
+        return normalize_path_counts(view, path_counts(view))
     rules = view.rules
     board = london(rules.board)
-    if model == "paths":
-        w: dict[int, float] = {s: 1 for s in view.start_candidates}
-    else:
-        n = len(view.start_candidates)
-        w = {s: 1.0 / n for s in view.start_candidates}
+    n = len(view.start_candidates)
+    w = {s: 1.0 / n for s in view.start_candidates}
     reveal_slots = set(rules.reveal_slots)
     for _kind, ev in _replay(view):
         if isinstance(ev, int):  # a hunter landed there
             w.pop(ev, None)
             continue
         assert isinstance(ev, _Event)
-        if model == "paths":
-            for t, station, _reveal in ev.steps:
-                if station is not None:  # a reveal
-                    w = {station: 1}
-                    continue
-                w = step_path_counts(board, w, int(t), ev.occ)
-            continue
         # uniform model: Mr X picked uniformly among his legal moves at each possible u
         last = ev.steps[-1][1]
         if last is not None:  # the move ended on a reveal
@@ -320,6 +312,10 @@ def probability_map(view: PlayerView, model: Model = "paths") -> dict[int, float
                     for v2 in _step_targets(board, v1, t2, ev.occ):
                         nw[v2] += share
         w = dict(nw)
+    return _normalize(view, w)
+
+
+def _normalize(view: PlayerView, w: Mapping[int, N]) -> dict[int, float]:
     caught = _caught_on(view)
     if caught is not None:
         return {caught: 1.0}
@@ -327,3 +323,50 @@ def probability_map(view: PlayerView, model: Model = "paths") -> dict[int, float
     if total <= 0:
         return {}
     return {s: float(c) / total for s, c in sorted(w.items()) if c > 0}
+
+
+def path_counts(view: PlayerView) -> dict[int, int]:
+    """The ``"paths"`` model before it is normalized: for each station, how many of Mr X's
+    paths consistent with the view's public facts end there (the capture not applied)."""
+    board = london(view.rules.board)
+    w = {s: 1 for s in view.start_candidates}
+    for _kind, ev in _replay(view):
+        if isinstance(ev, int):  # a hunter landed there
+            w.pop(ev, None)
+            continue
+        assert isinstance(ev, _Event)
+        for t, station, _reveal in ev.steps:
+            w = {station: 1} if station is not None else step_path_counts(board, w, int(t), ev.occ)
+    return w
+
+
+def extend_path_counts(view: PlayerView, counts: dict[int, int]) -> dict[int, int]:
+    """:func:`path_counts` of ``view`` from ``counts``, the path counts of the same public
+    history without its last record (one ply later, without replaying the whole history:
+    the server's public map after each move). ``counts`` may be changed and returned."""
+    if not view.history:
+        return path_counts(view)
+    h = view.history[-1]
+    if h.piece != MR_X:
+        if h.steps:  # a hunter landed there (a pass changes nothing)
+            station = h.steps[0][1]
+            assert station is not None  # a detective's station is public
+            counts.pop(station, None)
+        return counts
+    if h.take is not None:  # a ticket taken: nothing moved
+        return counts
+    board = london(view.rules.board)
+    occ = 0
+    for s in view.stations.values():  # the hunters have not moved since his move
+        occ |= 1 << s
+    entries = {e.slot: e for e in view.log}
+    for (t, _s), slot in zip(h.steps, h.slots, strict=True):
+        e = entries[slot]
+        counts = ({e.station: 1} if e.reveal and e.station is not None
+                  else step_path_counts(board, counts, int(t), occ))
+    return counts
+
+
+def normalize_path_counts(view: PlayerView, counts: Mapping[int, int]) -> dict[int, float]:
+    """``probability_map(view, "paths")`` from ``path_counts(view)``."""
+    return _normalize(view, counts)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..ai import Agent, agent_names, make_agent
 from ..ai.agents import LEVELS as AI_LEVELS
 from ..analysis import analyse
-from ..belief import possible_history, probability_map
+from ..belief import extend_path_counts, normalize_path_counts, path_counts, possible_history
 from ..game import Game, IllegalMove
 from ..move import MR_X, Move, NotationError
 from ..rules import PRESET_TABLE, Rules, RulesError, preset_info
@@ -210,6 +210,8 @@ class Room:
         self._analysis: tuple[int, dict[str, Any]] | None = None  # (ply, post-game analysis)
         self._encoder = ViewEncoder()  # the views' JSON, history and log kept between moves
         self._p_true: dict[int, float] = {}
+        # the public map's path counts (belief.path_counts) at (game, plies, last record)
+        self._path_counts: tuple[Game, int, object, dict[int, int]] | None = None
         """The public map's probability of Mr X's true station right after each of his moves
         (by the length of his log then), kept for the post-game analysis (never sent)."""
         self.connections: set[Connection] = set()
@@ -381,24 +383,35 @@ class Room:
         the same for every connection and never uses the truth): the probability of each
         possible station ("paths" model) and, once the game is over, the possible stations
         after each of Mr X's log slots. Cached per version."""
-        version = self.game.ply
+        game = self.game
+        version = game.ply
         cached = self._beliefs
         if cached is not None and cached[0] == version:
             return cached[1], cached[2]
         public = self.view("spectator")
-        last = last_move(self.game)
-        if (cached is not None and cached[0] == version - 1 and not self.game.is_over()
-                and last is not None and last[0] != MR_X
-                and (last[1].destination is None or str(last[1].destination) not in cached[1])):
-            # a detective or police move onto a station Mr X cannot be on (or a pass) changes
-            # nothing in the map: only Mr X's moves and landings on possible stations do
+        records = game.history
+        size = len(records)
+        kept = self._path_counts
+        if (kept is not None and kept[0] is game and kept[1] == size - 1
+                and kept[2] is (records[size - 2] if size >= 2 else None)):
+            # one ply on from the counts kept: extend them by that record alone
+            before = len(kept[3])
+            counts = extend_path_counts(public, kept[3])
+            same = counts is kept[3] and len(counts) == before
+        else:
+            counts, same = path_counts(public), False
+        self._path_counts = (game, size, records[-1] if size else None, counts)
+        last = last_move(game)
+        if same and cached is not None and cached[0] == version - 1 and not game.is_over():
+            # a pass, a ticket taken, or a detective or police move onto a station Mr X
+            # cannot be on changes nothing in the map
             prob = cached[1]
         else:
-            raw = probability_map(public, "paths")
+            raw = normalize_path_counts(public, counts)
             prob = {str(st): round(p, 6) for st, p in raw.items()}
             if last is not None and last[0] == MR_X and last[1].take_from is None and last[1].steps:
                 # the map right after his move: the analysis needs it at the end
-                self._p_true[len(self.game.log)] = float(raw.get(self.game.station(MR_X), 0.0))
+                self._p_true[len(game.log)] = float(raw.get(game.station(MR_X), 0.0))
         history = None
         if self.game.is_over():
             history = [{"slot": slot, "round": rnd, "possible": sorted(poss)}
