@@ -54,6 +54,8 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   from a model of Mr X's play (:func:`.belief_search.policy_weights`); ``critical=True`` (an
   option): an exact joint-move search
   over the possible locations at critical moments (:func:`.belief_search.best_cover`).
+  ``belief="learned"`` (an option, off by default): the same weighting with a model of Mr X
+  learned from self-play (:func:`.nets.learned_weights`, docs/ai.md "Learned parts").
 
 The search runs in :mod:`scotlandyard.kernel._kernel`, compiled by numba (``fast=True``) or as
 plain Python (``fast=False``, and automatically without numba); both give the same move for the
@@ -93,13 +95,14 @@ from ..view import PlayerView
 from .base import Budget
 from .belief_search import best_cover, policy_weights
 from .categorization import CategoryWeights, resolve_weights
+from .nets import learned_weights
 
 DEFAULT_PLAYOUTS = 1000
 
 
 DETERMINIZATION_MODES = ("single", "separate")
 MR_X_MODELS = ("paranoid", "public", "hypothesis")
-BELIEF_MODELS = ("categorization", "policy")
+BELIEF_MODELS = ("categorization", "policy", "learned")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
 #: this probability (in the last round: any).
@@ -702,10 +705,12 @@ class MCTSAgent:
         weights = None
         if view.side == "detectives":
             opts = self.options
-            if opts.belief == "policy" or opts.critical:
-                weights = policy_weights(view) if opts.belief == "policy" else (
-                    resolve_weights(opts.categorization_weights).location_weights(view)
-                    if opts.categorization else {s: 1.0 for s in view.possible})
+            modelled = opts.belief in ("policy", "learned")
+            if modelled or opts.critical:
+                weights = (policy_weights(view) if opts.belief == "policy" else
+                           learned_weights(view) if opts.belief == "learned" else
+                           resolve_weights(opts.categorization_weights).location_weights(view)
+                           if opts.categorization else {s: 1.0 for s in view.possible})
             if opts.critical:
                 last = view.round >= view.rules.last_round
                 if last or len(view.possible) <= CRITICAL_POSSIBLE:
@@ -716,7 +721,7 @@ class MCTSAgent:
                     if move is not None and (last or prob >= CRITICAL_PROBABILITY):
                         self.last_search = None
                         return move
-            if opts.belief != "policy":
+            if not modelled:
                 weights = None
         opts = self.options
         if view.side == "mr_x" and opts.horizon_step:
