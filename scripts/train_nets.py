@@ -79,8 +79,10 @@ def belief_table(games: Sequence[Game], beliefs: dict[str, Callable[[PlayerView]
                  ) -> dict[str, dict[str, float]]:
     """Mean log-probability (floored at 1e-9) and mean probability of Mr X's true station under
     each belief, over every position of ``games`` where the first detective is to move after
-    Mr X and more than one station is possible; also the mean milliseconds per call."""
-    sums = {k: [0.0, 0.0, 0.0] for k in beliefs}
+    Mr X and more than one station is possible; how often the truth is the heaviest station
+    (``top1``) or among the five heaviest (``top5``, as many as there are detectives); and the
+    mean milliseconds per call."""
+    sums = {k: [0.0, 0.0, 0.0, 0.0, 0.0] for k in beliefs}
     n = 0
     for game in games:
         g = game.copy()
@@ -96,12 +98,17 @@ def belief_table(games: Sequence[Game], beliefs: dict[str, Callable[[PlayerView]
             n += 1
             for k, fn in beliefs.items():
                 t = time.perf_counter()
-                p = fn(view).get(truth, 0.0)
+                w = fn(view)
                 sums[k][2] += time.perf_counter() - t
+                p = w.get(truth, 0.0)
                 sums[k][0] += math.log(max(p, 1e-9))
                 sums[k][1] += p
-    return {k: {"log_p": s[0] / max(n, 1), "p": s[1] / max(n, 1),
-                "ms": 1000 * s[2] / max(n, 1), "positions": n} for k, s in sums.items()}
+                rank = sorted(w, key=lambda s: (-w[s], s))  # ties: the lower station first
+                sums[k][3] += rank[0] == truth
+                sums[k][4] += truth in rank[:5]
+    m = max(n, 1)
+    return {k: {"log_p": s[0] / m, "p": s[1] / m, "top1": s[3] / m, "top5": s[4] / m,
+                "ms": 1000 * s[2] / m, "positions": n} for k, s in sums.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--belief", type=int, default=0, metavar="N",
                     help="also compare the beliefs on N held-out games")
     ap.add_argument("--out", type=Path, required=True, help=".npz file to write")
+    ap.add_argument("--evaluate", action="store_true",
+                    help="fit nothing: read --out and print its figures on these records")
     args = ap.parse_args(argv)
     if args.self_play < 0 or args.hidden < 0 or args.steps < 1 or not 0 <= args.holdout < 1:
         ap.error("--self-play, --hidden >= 0, --steps >= 1, 0 <= --holdout < 1")
@@ -155,7 +164,11 @@ def main(argv: list[str] | None = None) -> int:
         "hidden": args.hidden, "steps": args.steps, "l2": args.l2, "seed": args.seed,
         "records": sorted({Path(p).parent.parent.name for p in used}),
     }
-    model = nets.fit(train, args.hidden, l2=args.l2, steps=args.steps, seed=args.seed)
+    if args.evaluate:
+        model = nets.MrXPolicy.load(args.out)
+        report["hidden"] = model.hidden
+    else:
+        model = nets.fit(train, args.hidden, l2=args.l2, steps=args.steps, seed=args.seed)
     for name, part in (("train", train), ("test", test)):
         if part.steps:
             report[f"{name}_log_likelihood"] = {
@@ -163,19 +176,18 @@ def main(argv: list[str] | None = None) -> int:
                 "mcd_softmax": nets.mcd_softmax_log_likelihood(part),
                 "model": nets.log_likelihood(model, part)}
     report["fit_seconds"] = round(time.perf_counter() - t0, 1)
-    model = nets.MrXPolicy(model.w, model.w1, model.b1, model.v, meta=report)
     if args.belief and test_ids:
         held = [games[i] for i in sorted(test_ids)[:args.belief]]
         report["belief"] = belief_table(held, {
             "uniform": lambda v: {s: 1.0 / len(v.possible) for s in v.possible},
             "mcd_softmax": policy_weights,
             "learned": lambda v: nets.learned_weights(v, model)})
-        model = nets.MrXPolicy(model.w, model.w1, model.b1, model.v, meta=report)
     report["probe"] = nets.probe(model)
-    model = nets.MrXPolicy(model.w, model.w1, model.b1, model.v, meta=report)
-    model.save(args.out)
+    if not args.evaluate:
+        model = nets.MrXPolicy(model.w, model.w1, model.b1, model.v, meta=report)
+        model.save(args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
     print(json.dumps(report, indent=2))
-    print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 
