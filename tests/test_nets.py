@@ -244,3 +244,32 @@ def test_learned_belief_is_an_option_off_by_default():
     assert MCTSOptions(belief="learned").belief == "learned"
     with pytest.raises(ValueError, match="learned"):
         MCTSOptions(belief="neural")
+
+
+def test_the_memo_gives_exactly_what_a_fresh_replay_gives():
+    # every detectives' view of a game, in the order an agent meets them and then shuffled:
+    # with the memo filled by earlier calls, the weights are those of an empty memo
+    game = _played(21, 60)
+    views = []
+    while game.ply > 0:
+        game.pop()
+        if game.to_move not in (None, "X"):
+            views.append(game.view(game.to_move))
+    views.reverse()
+    model = nets.default_model()
+    nets._MEMO.clear()
+    fresh = []
+    for v in views:
+        nets._MEMO.clear()
+        fresh.append(nets.learned_weights(v, model))
+    nets._MEMO.clear()
+    assert [nets.learned_weights(v, model) for v in views] == fresh
+    order = list(range(len(views)))
+    random.Random(3).shuffle(order)
+    assert [nets.learned_weights(views[i], model) for i in order] == [fresh[i] for i in order]
+    other = nets.MrXPolicy.uniform()  # another model never reads this model's entries
+    nets._MEMO.clear()
+    want = nets.learned_weights(views[-1], other)
+    nets.learned_weights(views[-1], model)
+    assert nets.learned_weights(views[-1], other) == want
+    assert len(nets._MEMO) <= nets.MEMO_SIZE

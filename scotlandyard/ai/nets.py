@@ -27,6 +27,7 @@ training time: the gradients are written out in numpy.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -270,9 +271,15 @@ def _steps(rules: Rules, view: PlayerView) -> Iterator[tuple[str, Any]]:
             slot = ev.first_slot + i
             ctx = StepContext(ev.occ, bool(reveal), slot + 1 in rules.reveal_slots,
                               slot <= 2)
-            yield "step", (int(t), station, _hand(tickets, rules.mr_x_unlimited), ctx)
+            yield "step", (int(t), station, tuple(_hand(tickets, rules.mr_x_unlimited)), ctx)
             if int(t) == BLACK or not rules.mr_x_unlimited:
                 tickets[int(t)] -= 1
+
+
+#: Steps kept by :func:`learned_weights` (about 25 a game: some 80 games at once).
+MEMO_SIZE = 2048
+_MEMO: dict[int, tuple[MrXPolicy, dict[int, float]]] = {}
+_MEMO_LOCK = threading.Lock()
 
 
 def learned_weights(view: PlayerView, model: MrXPolicy | str | Path | None = None,
@@ -285,9 +292,20 @@ def learned_weights(view: PlayerView, model: MrXPolicy | str | Path | None = Non
     board = london(view.rules.board)
     _, rows = _station_table(board.name)
     w: dict[int, float] = {s: 1.0 for s in view.start_candidates}
+    # the weights after each step are kept (_MEMO), keyed by a running hash of the public
+    # items so far: the next call, one detective's move later, computes only what is new.
+    # The dicts in _MEMO are shared, so a landing copies before it removes a station.
+    key = hash((id(m), joint, view.rules, view.start_candidates))
     for kind, data in _steps(view.rules, view):
+        key = hash((key, kind, data))
         if kind == "land":
-            w.pop(data, None)
+            if data in w:
+                w = {s: x for s, x in w.items() if s != data}
+            continue
+        with _MEMO_LOCK:
+            hit = _MEMO.get(key)
+        if hit is not None and hit[0] is m:
+            w = hit[1]
             continue
         t, station, hand, ctx = data
         if station is not None:
@@ -312,6 +330,10 @@ def learned_weights(view: PlayerView, model: MrXPolicy | str | Path | None = Non
             for v in dests:
                 out[v] = out.get(v, 0.0) + p * et[v] / z
         w = out
+        with _MEMO_LOCK:
+            _MEMO[key] = (m, w)
+            if len(_MEMO) > MEMO_SIZE:
+                del _MEMO[next(iter(_MEMO))]  # the oldest entry
     got = {s: w.get(s, 0.0) for s in view.possible}
     total = sum(got.values())
     if total <= 0:
