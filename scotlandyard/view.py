@@ -305,7 +305,7 @@ class ViewCache:
     shorter, or has another record there (a takeback and other moves, a diverged copy), is
     assembled again from the entries."""
 
-    __slots__ = ("entries", "size", "last", "history", "log", "_sets")
+    __slots__ = ("entries", "size", "last", "history", "log", "_sets", "tickets")
 
     def __init__(self) -> None:
         """An empty cache (no history seen yet)."""
@@ -315,6 +315,10 @@ class ViewCache:
         self.history: list[PublicMove] = []
         self.log: list[LogSlot] = []
         self._sets: dict[int, frozenset[int]] = {}
+        # every piece's tickets (the same for every viewer) at (plies, last record): the
+        # views of one position share them (read-only mappings)
+        self.tickets: tuple[int, HistoryEntry | None, Mapping[str, Mapping[str, int | None]]] \
+            | None = None
 
     def stations(self, bits: int) -> frozenset[int]:
         """``bits_to_set(bits)``, kept for the two bitsets of the views of the newest
@@ -416,8 +420,16 @@ def build_view(game: GameFacts, piece: str) -> PlayerView:
         mr_x = true_log[-1].station  # his pawn stands there until his next move
     else:
         mr_x = None
-    tickets = {p: MappingProxyType({TICKET_NAMES[t]: c for t, c in game.tickets(p).items()})
-               for p in ids}
+    last = records[size - 1] if size else None
+    kept = vc.tickets
+    if kept is None or kept[0] != size or kept[1] is not last:
+        kept = game.view_cache[not knows].tickets  # the other kind of viewer's, if as new
+        if kept is None or kept[0] != size or kept[1] is not last:
+            kept = (size, last, MappingProxyType({
+                p: MappingProxyType({TICKET_NAMES[t]: c for t, c in game.tickets(p).items()})
+                for p in ids}))
+        vc.tickets = kept
+    tickets = kept[2]
     start = {p: s for p, s in game.start_stations.items() if knows or p != MR_X}
     legal: tuple[Move, ...] = ()
     to_move = game.to_move
@@ -433,7 +445,7 @@ def build_view(game: GameFacts, piece: str) -> PlayerView:
         pieces_to_move=game.pieces_to_move,
         stations=MappingProxyType(stations),
         mr_x_station=mr_x,
-        tickets=MappingProxyType(tickets),
+        tickets=tickets,
         log=log,
         history=history,
         start=MappingProxyType(start),

@@ -63,3 +63,28 @@ def test_views_of_other_games_and_copies_are_never_mixed_up() -> None:
     assert orjson.loads(enc.text(view)) == orjson.loads(frame_text(view.to_dict()))
     if not c.is_over():
         assert view.mr_x_station is None or view.mr_x_station == c.log[-1].station
+
+
+def test_the_views_of_a_position_share_its_tickets_and_takebacks_and_copies_get_their_own() -> None:
+    from scotlandyard.move import TICKET_NAMES
+
+    def fresh(game: Game) -> dict[str, dict[str, int | None]]:
+        return {p: {TICKET_NAMES[t]: c for t, c in game.tickets(p).items()} for p in game.pieces}
+
+    rng = random.Random(11)
+    for n, preset in enumerate(("classic", "new_edition_2p")):
+        game = Game.new(preset_info(preset).rules(), seed=n)
+        copy = None
+        while not game.is_over():
+            if game.ply > 3 and rng.random() < 0.1:
+                game.pop()
+            else:
+                game.push(rng.choice(game.legal_moves()))
+            if copy is None and game.ply == 10:
+                copy = game.copy()
+                copy.push(rng.choice(copy.legal_moves()))  # diverges from the original
+                assert {p: dict(t) for p, t in copy.view("X").tickets.items()} == fresh(copy)
+            views = [game.view(key) for key in _keys(game)]
+            assert all(v.tickets is views[0].tickets for v in views)  # built once a position
+            for v in views:
+                assert {p: dict(t) for p, t in v.tickets.items()} == fresh(game), game.ply

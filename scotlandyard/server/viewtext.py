@@ -16,7 +16,7 @@ history, so an item that *is* the one encoded last time has the same text. Anyth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import is_
 from typing import Any
 
@@ -83,7 +83,8 @@ class ViewEncoder:
         # the tickets of the last view (the same for every viewer of a position) and their
         # text; where Mr X may be (a frozenset the core shares between the views of a
         # position) and its sorted list's text
-        self._tickets: tuple[dict[str, dict[str, int | None]], bytes] | None = None
+        self._tickets: tuple[Mapping[str, Mapping[str, int | None]],
+                             dict[str, dict[str, int | None]], bytes] | None = None
         self._possible: tuple[frozenset[int], bytes] | None = None
         # (shows Mr X's hidden stations, history or log) -> the last array of that kind
         self._arrays: dict[tuple[bool, bool], _Array] = {}
@@ -110,9 +111,10 @@ class ViewEncoder:
         history = self._array(knows, True).text(view.history, _history_item)
         out = view.outcome
         tickets = self._tickets
-        if tickets is None or tickets[0] != view.tickets:  # (a mapping compares by content)
+        if tickets is None or (tickets[0] is not view.tickets  # (the views of a position
+                               and tickets[1] != view.tickets):  # share it; else by content)
             plain = {p: dict(t) for p, t in view.tickets.items()}
-            tickets = self._tickets = (plain, orjson.dumps(plain))
+            tickets = self._tickets = (view.tickets, plain, orjson.dumps(plain))
         possible = self._possible
         if possible is None or possible[0] is not view.possible:
             possible = self._possible = (view.possible, orjson.dumps(sorted(view.possible)))
@@ -132,5 +134,5 @@ class ViewEncoder:
             "all_shown": view.all_shown,
         })
         return b"".join((head[:-1], b',"rules":', rules[1], b",", middle[1:-1], b',"tickets":',
-                         tickets[1], b',"log":', log, b',"history":', history, b',"start":',
+                         tickets[2], b',"log":', log, b',"history":', history, b',"start":',
                          start, b',"possible":', possible[1], b",", tail[1:])).decode()
