@@ -67,7 +67,7 @@ N_FEATURES = len(FEATURES)
 class StepContext:
     """The public facts of one step of Mr X that the features read besides the stations:
     the bitset of the hunters' stations, whether this step's slot is a reveal, whether the next
-    slot is, and whether the round is 1 or 2."""
+    slot is, and whether the step fills log slot 1 or 2 (the first two rounds)."""
 
     occ: int
     reveal: bool
