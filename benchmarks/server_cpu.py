@@ -36,11 +36,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scotlandyard.game import Game  # noqa: E402
-from scotlandyard.rules import preset_info  # noqa: E402
+from scotlandyard.rules import Rules, preset_info  # noqa: E402
 from scotlandyard.server import rooms  # noqa: E402
 from scotlandyard.server.connections import Connection  # noqa: E402
 from scotlandyard.server.protocol import parse_client_message  # noqa: E402
@@ -50,6 +51,17 @@ from scotlandyard.server.store import Store  # noqa: E402
 
 async def _drop(*_: object) -> None:
     return None
+
+
+async def _open_game(server: GameServer, n: int,
+                     rng: random.Random) -> tuple[Rules, dict[str, Any]]:
+    """Game ``n``: classic or new edition in turns, every seat human, three tokens."""
+    preset = ("classic", "new_edition")[n % 2]
+    rules = preset_info(preset).rules()
+    out = await server.open_game(rules, preset, {p: Seat(p, "human") for p in rules.pieces},
+                                 ["X", "detectives", "spectator"], hotseat=False,
+                                 seed=rng.randrange(2**31), public=False, options={}, you=None)
+    return rules, out
 
 
 async def play(games: int, seed: int) -> tuple[int, float, float, float]:
@@ -66,13 +78,7 @@ async def play(games: int, seed: int) -> tuple[int, float, float, float]:
     wall0 = time.perf_counter()
     try:
         for n in range(games):
-            preset = ("classic", "new_edition")[n % 2]
-            rules = preset_info(preset).rules()
-            out = await server.open_game(rules, preset, {p: Seat(p, "human")
-                                                               for p in rules.pieces},
-                                         ["X", "detectives", "spectator"], hotseat=False,
-                                         seed=rng.randrange(2**31), public=False, options={},
-                                         you=None)
+            rules, out = await _open_game(server, n, rng)
             room = server.rooms[out["game_id"]]
             socks = {name: Connection(_drop, _drop, name, role, pieces) for name, role, pieces in
                      (("X", "mr_x", ("X",)), ("detectives", "detectives", rules.pieces[1:]),
@@ -101,16 +107,19 @@ async def play(games: int, seed: int) -> tuple[int, float, float, float]:
     return moves, cpu, views, time.perf_counter() - wall0
 
 
-class _Transport(asyncio.Transport):
-    """An in-memory socket end: what the server writes, kept, and a wake-up for a waiter."""
+class MemoryTransport(asyncio.Transport):
+    """An in-memory socket end: what the server writes, kept (``data``, and each write in
+    ``writes``), and a wake-up for a waiter (``tests/test_server_writes.py`` uses it too)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.data = bytearray()
+        self.writes: list[bytes] = []
         self.waiter: asyncio.Future[None] | None = None
         self.closing = False
 
     def write(self, data: object) -> None:
+        self.writes.append(bytes(data))  # type: ignore[call-overload]
         self.data += data  # type: ignore[operator]
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(None)
@@ -170,17 +179,11 @@ async def play_stack(games: int, seed: int) -> tuple[int, float, float, float]:
     async with app.router.lifespan_context(app):
         server = app.state.games
         for n in range(games):
-            preset = ("classic", "new_edition")[n % 2]
-            rules = preset_info(preset).rules()
-            out = await server.open_game(rules, preset, {p: Seat(p, "human")
-                                                               for p in rules.pieces},
-                                         ["X", "detectives", "spectator"], hotseat=False,
-                                         seed=rng.randrange(2**31), public=False, options={},
-                                         you=None)
+            rules, out = await _open_game(server, n, rng)
             socks = {}
             for name in ("X", "detectives", "spectator"):
                 proto = config.ws_protocol_class(config, state, {}, _loop=loop)  # type: ignore[misc]
-                transport = _Transport()
+                transport = MemoryTransport()
                 proto.connection_made(transport)
                 client = ClientProtocol(parse_uri(
                     f"ws://127.0.0.1:8000/ws/{out['game_id']}?token={out['tokens'][name]}"))

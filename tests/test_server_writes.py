@@ -7,7 +7,9 @@ instead, in order, and a client that does not read is still evicted."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from uvicorn.config import Config
@@ -19,32 +21,8 @@ from websockets.uri import parse_uri
 from scotlandyard.server.cli import lenient_websockets
 from scotlandyard.server.connections import WRITE_NOW, Connection
 
-
-class Transport(asyncio.Transport):
-    """What the protocol writes, kept; ``is_closing`` as asked."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.writes: list[bytes] = []
-        self.closing = False
-
-    def write(self, data: Any) -> None:
-        self.writes.append(bytes(data))
-
-    def is_closing(self) -> bool:
-        return self.closing
-
-    def close(self) -> None:
-        self.closing = True
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return {"peername": ("127.0.0.1", 5000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from server_cpu import MemoryTransport as Transport  # noqa: E402  (the benchmark's)
 
 
 def _texts(client: ClientProtocol, data: bytes) -> list[str]:
