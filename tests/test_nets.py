@@ -261,3 +261,15 @@ def test_the_memo_gives_exactly_what_a_fresh_replay_gives():
     nets.learned_weights(views[-1], model)
     assert nets.learned_weights(views[-1], other) == want
     assert len(nets._MEMO) <= nets.MEMO_SIZE
+
+
+def test_the_weights_file_is_package_data():
+    # a wheel or a clean install carries the .npz only if pyproject's package-data names it
+    import fnmatch
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    globs = data["tool"]["setuptools"]["package-data"]
+    name = Path(nets.DATA_FILE)
+    assert any(fnmatch.fnmatch(str(name), g) for g in globs["scotlandyard"])
+    assert (ROOT / "scotlandyard" / nets.DATA_FILE).is_file()
