@@ -19,7 +19,7 @@ transports, three sockets a game opened with a real handshake (``websockets``' c
 protocol, masked frames); each move is a ``move`` frame fed to the mover's protocol, and a
 move is done when the mover's ``ack`` and every socket's ``state`` have been written to the
 transports. The event loop thread's CPU a move then includes uvicorn's and ``websockets``'
-framing, the ASGI layers, parsing and the sender path, everything but the kernel's socket
+framing, the ASGI layers, parsing and the sender tasks, everything but the kernel's socket
 work (and the database thread's)::
 
     python benchmarks/server_cpu.py --stack --games 20
@@ -109,7 +109,7 @@ async def play(games: int, seed: int) -> tuple[int, float, float, float]:
 
 class MemoryTransport(asyncio.Transport):
     """An in-memory socket end: what the server writes, kept (``data``, and each write in
-    ``writes``), and a wake-up for a waiter (``tests/test_server_writes.py`` uses it too)."""
+    ``writes``), and a wake-up for a waiter."""
 
     def __init__(self) -> None:
         super().__init__()

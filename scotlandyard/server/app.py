@@ -28,7 +28,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from ..board import TRANSPORTS, london
-from .connections import WRITE_NOW
 from .limits import ClientLimits, Limits
 from .lobby import JoinError, join_game, list_lobby
 from .protocol import CreateGame, JoinRequest, ProtocolError, error_frame, parse_client_message
@@ -465,8 +464,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             return
         room, name, role, pieces = auth
         conn = Connection(websocket.send_text, websocket.close, name, role, pieces,
-                          send_timeout=lim.send_timeout, max_bytes=lim.queued_bytes,
-                          write_now=websocket.scope.get("extensions", {}).get(WRITE_NOW))
+                          send_timeout=lim.send_timeout, max_bytes=lim.queued_bytes)
         room.join(conn)
         reader = asyncio.create_task(_receive(websocket, room, conn))
         conn.on_evict = reader.cancel  # a socket that does not read is dropped (Limits)

@@ -39,16 +39,8 @@ def lenient_websockets() -> Any:
     """uvicorn's ``websockets-sansio`` protocol, except that a text frame that is not valid
     UTF-8 reaches the app (as text with the bad bytes escaped, see
     :func:`~scotlandyard.server.protocol.parse_client_message`) instead of logging a traceback
-    and closing the socket: the client gets a clear ``bad_message`` error and may go on.
-
-    It also gives the app :data:`~scotlandyard.server.connections.WRITE_NOW`: a move's frames
-    to one socket framed and written in one write, without an ``await`` a frame through the
-    ASGI layers, where the socket can take them now (``Connection`` falls back to the ASGI
-    ``send`` otherwise, so a client that does not read is still evicted)."""
+    and closing the socket: the client gets a clear ``bad_message`` error and may go on."""
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-    from websockets.protocol import State
-
-    from .connections import WRITE_NOW
 
     class LenientSansIO(WebSocketsSansIOProtocol):
         def send_receive_event_to_app(self) -> None:
@@ -65,26 +57,6 @@ def lenient_websockets() -> Any:
                         self.transport.pause_reading()
                     return
             super().send_receive_event_to_app()
-
-        def handle_connect(self, event: Any) -> None:
-            super().handle_connect(event)
-            scope = getattr(self, "scope", None)
-            if scope is not None:  # the upgrade was accepted: the app may write directly
-                scope["extensions"][WRITE_NOW] = self.write_now
-
-        def write_now(self, texts: list[str]) -> bool:
-            """Frame ``texts`` and write them in one write, as ``send`` would one by one,
-            if the socket can take them now (open, and its buffer under the high-water
-            mark); otherwise write nothing and return ``False``."""
-            if (self.disconnected or self.close_sent or not self.handshake_complete
-                    or self.initial_response is not None or not self.writable.is_set()
-                    or self.transport.is_closing() or self.conn.state is not State.OPEN):
-                return False
-            conn = self.conn
-            for text in texts:
-                conn.send_text(text.encode())
-            self.transport.write(b"".join(conn.data_to_send()))
-            return True
 
     return LenientSansIO
 

@@ -15,12 +15,6 @@ from .tokens import Role
 MAX_QUEUED_FRAMES = 512
 """A connection that falls this far behind is closed (a stalled client must not hold memory)."""
 
-WRITE_NOW = "scotlandyard.write_now"
-"""The ASGI scope extension (``scope["extensions"][WRITE_NOW]``) of the server's own WebSocket
-protocol (``cli.lenient_websockets``): a callable that frames a list of texts and writes them to
-the socket in one write if it can take them now (returns ``True``), or does nothing and returns
-``False`` (the socket is closing, or its write buffer is over the high-water mark)."""
-
 
 class RateLimit(TokenBucket):
     """A socket's message budget: ``rate`` messages a second on average, bursts of ``burst``."""
@@ -56,25 +50,18 @@ class Connection:
     """One WebSocket of one token. Frames go through a queue so a slow client never stalls
     the game for the others; a client that stops reading is evicted (:meth:`check`).
 
-    The frames queued in one turn of the event loop (e.g. a move's ``ack`` and ``state``) are
-    written together at its end, in one write, by ``write_now`` (:data:`WRITE_NOW`) where the
-    socket can take them at once; otherwise (no ``write_now``, or the socket's buffer is full)
-    they are sent by a task that awaits ``send_text`` for each while there are any and then
-    ends. So an idle connection holds no waiting task or future (1,200 idle sockets do not keep
-    thousands of young objects for the garbage collector to walk between two moves), and a
-    client that does not read fills its buffer, then its queue, and is evicted."""
+    The frames queued are sent by a task that runs while there are any and then ends (one
+    task per burst, e.g. a move's ``ack`` and ``state``), so an idle connection holds no
+    waiting task or future: 1,200 idle sockets do not keep thousands of young objects for
+    the garbage collector to walk between two moves."""
 
     def __init__(self, send_text: Callable[[str], Any], close: Callable[[int], Any],
                  token_name: str, role: Role, pieces: tuple[str, ...], *,
-                 send_timeout: float = 20.0, max_bytes: int = 8 * 1024 * 1024,
-                 write_now: Callable[[list[str]], bool] | None = None) -> None:
-        """Wrap a socket's ``send_text``/``close`` coroutines for a token's seat (and its
-        ``write_now``, if the server has it). A frame that cannot be sent within
-        ``send_timeout`` seconds, or more than ``max_bytes`` (or :data:`MAX_QUEUED_FRAMES`
-        frames) waiting, evicts the connection."""
+                 send_timeout: float = 20.0, max_bytes: int = 8 * 1024 * 1024) -> None:
+        """Wrap a socket's ``send_text``/``close`` coroutines for a token's seat. A frame that
+        cannot be sent within ``send_timeout`` seconds, or more than ``max_bytes`` (or
+        :data:`MAX_QUEUED_FRAMES` frames) waiting, evicts the connection."""
         self._send_text = send_text
-        self._write_now = write_now
-        self._flush_at: asyncio.Handle | None = None
         self._close = close
         self.token_name = token_name
         self.role: Role = role
@@ -118,33 +105,8 @@ class Connection:
             return
         self._queued += len(text)
         self._frames.append(text)
-        if self._task is None and self._flush_at is None:
-            if self._write_now is not None:  # at the end of this turn, in one write
-                self._flush_at = asyncio.get_running_loop().call_soon(self._flush)
-            else:
-                self._task = asyncio.create_task(self._sender())
-
-    def _flush(self) -> None:
-        """Write what is queued at once if the socket takes it; else start the sender task."""
-        self._flush_at = None
-        frames = self._frames
-        if self._task is not None or not frames or self.closed or self._write_now is None:
-            return
-        try:
-            wrote = self._write_now(list(frames))
-        except Exception:  # the socket went away; the receive loop will notice
-            self.closed = True
-            return
-        if wrote:
-            frames.clear()
-            self._queued = 0
-        else:  # closing, or its buffer is full: the sender awaits each send (and may time out)
+        if self._task is None:
             self._task = asyncio.create_task(self._sender())
-
-    def _cancel_flush(self) -> None:
-        handle, self._flush_at = self._flush_at, None
-        if handle is not None:
-            handle.cancel()
 
     def check(self, now: float) -> bool:
         """Evict the connection if one frame has been waiting to go out for longer than
@@ -167,7 +129,6 @@ class Connection:
             return
         self.evicted = why
         self.closed = True
-        self._cancel_flush()
         self._cancel_sender()
         self._frames.clear()
         self._queued = 0
@@ -181,9 +142,6 @@ class Connection:
 
     async def drain(self) -> None:
         """Send what is queued (at most 5 s), then stop: frames queued later are dropped."""
-        if self._flush_at is not None:
-            self._cancel_flush()
-            self._flush()
         task = self._task
         self.closed = True  # nothing more is queued
         if task is None:
@@ -196,5 +154,4 @@ class Connection:
     def stop(self) -> None:
         """Stop the sender at once (the socket is gone)."""
         self.closed = True
-        self._cancel_flush()
         self._cancel_sender()
