@@ -332,6 +332,17 @@ class ViewCache:
             found = sets[bits] = bits_to_set(bits)
         return found
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (a pickled or deep-copied game, e.g. OpenSpiel's states) without the shared
+        tickets, whose read-only mappings do not pickle; they are rebuilt on first use."""
+        return {k: getattr(self, k) for k in self.__slots__ if k != "tickets"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """Restored from :meth:`__getstate__`."""
+        self.__init__()  # type: ignore[misc]  # re-initialise the slots, then restore them
+        for k, v in state.items():
+            setattr(self, k, v)
+
     def copy(self) -> ViewCache:
         """A cache of its own for a copy of the game, holding the same (immutable) parts."""
         c = ViewCache()

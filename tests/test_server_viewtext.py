@@ -88,3 +88,24 @@ def test_the_views_of_a_position_share_its_tickets_and_takebacks_and_copies_get_
             assert all(v.tickets is views[0].tickets for v in views)  # built once a position
             for v in views:
                 assert {p: dict(t) for p, t in v.tickets.items()} == fresh(game), game.ply
+
+
+def test_a_game_whose_views_were_built_pickles_and_its_views_are_unchanged() -> None:
+    """The shared tickets (read-only mappings) are left out of a pickled game's view cache and
+    rebuilt on first use (OpenSpiel serializes and clones states by pickling)."""
+    import pickle
+    import random as _random
+
+    from scotlandyard import Game, Rules
+
+    game = Game.new(Rules.classic(), seed=11)
+    rng = _random.Random(5)
+    for _ in range(12):
+        game.push(rng.choice(game.legal_moves()))
+    before = {p: game.view(p).to_dict() for p in ("X", "D1", "spectator")}
+    clone = pickle.loads(pickle.dumps(game))
+    assert {p: clone.view(p).to_dict() for p in ("X", "D1", "spectator")} == before
+    move = rng.choice(clone.legal_moves())
+    clone.push(move)
+    game.push(move)
+    assert clone.view("D1").to_dict() == game.view("D1").to_dict()
