@@ -60,8 +60,15 @@ def test_the_page_checks_mr_x_journey_not_only_the_hashes(server: str, new_page:
     state = httpx.get(f"{server}/api/games/{game['game_id']}/state",
                       params={"token": game["tokens"]["spectator"]}).json()
     hidden = next(e for e in state["view"]["log"] if not e["reveal"])
-    forged = [dict(o, station=(1 if hidden["station"] == 199 else 199))
-              if o["slot"] == hidden["slot"] else o for o in state["openings"]]
+    from scotlandyard.board import london
+
+    board = london("classic")
+    path = {o["station"] for o in state["openings"]} | set(state["view"]["start"].values())
+    # a station next to none of his (or anyone's start) stations: no ticket makes that step legal
+    fake = next(s for s in sorted(board.all_stations) if s not in path
+                and not any(s in board.any_neighbours(p) for p in path))
+    forged = [dict(o, station=fake) if o["slot"] == hidden["slot"] else o
+              for o in state["openings"]]
     result = page.evaluate(
         """async ([view, openings, forged]) => {
             const v = await import('/static/js/verify.js');
