@@ -66,6 +66,12 @@ def policy_weights(view: PlayerView, beta: float = 1.0) -> dict[int, float]:
                 for v, x in zip(dests, sc, strict=True):
                     out[v] = out.get(v, 0.0) + p * x / z
             w = out
+    return on_possible(view, w)
+
+
+def on_possible(view: PlayerView, w: Mapping[int, float]) -> dict[int, float]:
+    """The weights ``w`` of Mr X's path ends restricted to ``view.possible`` and normalized
+    (sums to 1); uniform over ``view.possible`` if none of them has weight."""
     got = {s: w.get(s, 0.0) for s in view.possible}
     total = sum(got.values())
     if total <= 0:

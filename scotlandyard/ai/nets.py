@@ -44,10 +44,10 @@ from ..board import Board, iter_bits, london
 from ..move import MR_X
 from ..rules import Rules
 from ..view import PlayerView
+from .belief_search import BLACK, on_possible
 
 Array = npt.NDArray[np.float64]
 
-BLACK = 3
 TICKETS = ("taxi", "bus", "underground", "black")
 DATA_FILE = "data/mr_x_policy.npz"
 MODEL_VERSION = 1
@@ -334,11 +334,7 @@ def learned_weights(view: PlayerView, model: MrXPolicy | str | Path | None = Non
             _MEMO[key] = (m, w)
             if len(_MEMO) > MEMO_SIZE:
                 del _MEMO[next(iter(_MEMO))]  # the oldest entry
-    got = {s: w.get(s, 0.0) for s in view.possible}
-    total = sum(got.values())
-    if total <= 0:
-        return {s: 1.0 / len(view.possible) for s in view.possible} if view.possible else {}
-    return {s: x / total for s, x in got.items()}
+    return on_possible(view, w)
 
 
 def probe_view() -> PlayerView:

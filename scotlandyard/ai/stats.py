@@ -57,10 +57,10 @@ def difference_interval(wins_a: int, n_a: int, wins_b: int, n_b: int,
     >>> round(lo, 4), round(hi, 4)
     (0.0524, 0.3339)
     """
-    l1, u1 = wilson_interval(wins_a, n_a, confidence)
-    l2, u2 = wilson_interval(wins_b, n_b, confidence)
     if n_a == 0 or n_b == 0:
         return (-1.0, 1.0)
+    l1, u1 = wilson_interval(wins_a, n_a, confidence)
+    l2, u2 = wilson_interval(wins_b, n_b, confidence)
     p1, p2 = wins_a / n_a, wins_b / n_b
     d = p1 - p2
     lo = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)

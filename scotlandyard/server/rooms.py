@@ -210,10 +210,10 @@ class Room:
         self._analysis: tuple[int, dict[str, Any]] | None = None  # (ply, post-game analysis)
         self._encoder = ViewEncoder()  # the views' JSON, history and log kept between moves
         self._p_true: dict[int, float] = {}
-        # the public map's path counts (belief.path_counts) at (game, plies, last record)
-        self._path_counts: tuple[Game, int, object, dict[int, int]] | None = None
         """The public map's probability of Mr X's true station right after each of his moves
         (by the length of his log then), kept for the post-game analysis (never sent)."""
+        # the public map's path counts (belief.path_counts) at (game, plies, last record)
+        self._path_counts: tuple[Game, int, object, dict[int, int]] | None = None
         self.connections: set[Connection] = set()
         now = time.monotonic()
         self._absent_since: dict[str, float] = {p: now for p in game.pieces}
