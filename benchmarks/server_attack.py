@@ -1,0 +1,572 @@
+"""The game server under attack, on 127.0.0.1: the figures of docs/webapp.md "Security".
+
+Three runs against a real server process (``python -m scotlandyard.server``, a fresh SQLite
+file in a temporary folder), each with its own count and verdict:
+
+1. **Leaks**: whole games played by the server's AI on every seat (a mix of every preset),
+   watched by the detectives' socket, one detective's socket, a spectator's socket and Mr X's;
+   the detectives' side and the spectator also poll the REST state while the games run.
+   Every frame and body they received is checked against Mr X's true travel log from the
+   game's full record at the end (``scotlandyard.server.audit``: his station only at reveals,
+   no station key anywhere else, no team chat to spectators, no seal opened before the end).
+   The server's log is searched for every token and every move Mr X made.
+2. **Fuzz**: malformed messages of every kind (not JSON, not an object, unknown types, missing,
+   extra and mistyped fields, illegal moves, moves for pieces of the other side, oversize and
+   deeply nested frames, lone surrogates, bytes that are not UTF-8, binary frames, bad ids)
+   sent over the sockets of live human games at about 15 a second a socket (under the
+   per-socket rate limit). Each must be answered by an ``error`` (or, for a frame over
+   64 KiB, by closing that socket with 1009); every game must stay exactly as it was (REST
+   state: version, seats, log), play on with a legal move afterwards, and the log hold no
+   traceback.
+3. **kill -9**: bots play games as fast as they can; the server is killed with SIGKILL at a
+   random moment, restarted on the same file, and every acknowledged move must be there (the
+   one in flight at most added), again and again.
+
+    python benchmarks/server_attack.py                       # about 3 minutes
+    python benchmarks/server_attack.py --games 60 --fuzz 20000 --kills 60
+    python benchmarks/server_attack.py --only fuzz --fuzz 2000
+
+Exits 1 if any check failed (and prints what).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+from scotlandyard.record import Record
+from scotlandyard.server.audit import LeakFound, audit_frame, audit_state
+
+PRESETS = [
+    {"preset": "classic", "detectives": 5}, {"preset": "classic", "detectives": 3},
+    {"preset": "classic", "detectives": 1}, {"preset": "classic_2p"},
+    {"preset": "classic", "detectives": 4, "extra_reveal": True},
+    {"preset": "new_edition", "detectives": 4}, {"preset": "new_edition", "detectives": 2},
+    {"preset": "new_edition_2p"}, {"preset": "new_edition", "detectives": 3, "extra_reveal": True},
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``python -m scotlandyard.server`` on a free port of 127.0.0.1, its output in a file."""
+
+    def __init__(self, workdir: Path, db: Path, *extra: str) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws = f"ws://127.0.0.1:{self.port}"
+        self.log = workdir / f"server-{self.port}.log"
+        self._out = self.log.open("wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scotlandyard.server", "--port", str(self.port), "--db",
+             str(db), "--ai-delay", "0", *extra],
+            cwd=workdir, stdout=self._out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 120
+        while True:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"the server exited: {self.log.read_text()}")
+            try:
+                if httpx.get(self.base + "/api/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise SystemExit("the server did not start in 120 s")
+            time.sleep(0.05)
+
+    def create(self, **body: Any) -> dict[str, Any]:
+        r = httpx.post(self.base + "/api/games", json=body, timeout=30)
+        while r.status_code == 429:  # the per-address limit on new games: wait as told
+            time.sleep(float(r.headers.get("Retry-After", "1")))
+            r = httpx.post(self.base + "/api/games", json=body, timeout=30)
+        if r.status_code != 201:
+            raise SystemExit(f"create: {r.status_code} {r.text}")
+        return dict(r.json())
+
+    def state(self, g: dict[str, Any], name: str) -> dict[str, Any]:
+        r = httpx.get(f"{self.base}/api/games/{g['game_id']}/state", timeout=30,
+                      headers={"Authorization": "Bearer " + g["tokens"][name]})
+        r.raise_for_status()
+        return dict(r.json())
+
+    def record(self, g: dict[str, Any]) -> Record:
+        r = httpx.get(f"{self.base}/api/games/{g['game_id']}/record", timeout=30,
+                      params={"format": "json"},
+                      headers={"Authorization": "Bearer " + g["tokens"]["X"]})
+        r.raise_for_status()
+        return Record.parse(r.text)
+
+    def url(self, g: dict[str, Any], name: str) -> str:
+        return f"{self.ws}/ws/{g['game_id']}?token={g['tokens'][name]}"
+
+    def kill(self) -> None:
+        self.proc.kill()  # SIGKILL: no shutdown code runs
+        self.proc.wait(30)
+        self._out.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(15)
+        self._out.close()
+
+
+@dataclass
+class Verdict:
+    """One run's counts and the failures it found."""
+
+    name: str
+    counts: dict[str, Any] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+# ---- 1. leaks -------------------------------------------------------------------------------------
+async def _watch(srv: Server, g: dict[str, Any], bodies: list[tuple[str, dict[str, Any]]]
+                 ) -> dict[str, list[str]]:
+    """Every frame of one game whose seats the AI plays, from four sockets; REST polls of the
+    detectives' and the spectator's state meanwhile."""
+    names = ["detectives", "D1", "spectator", "X"]
+    frames: dict[str, list[str]] = {n: [] for n in names}
+    socks = {n: await websockets.connect(srv.url(g, n), max_size=2**23) for n in names}
+    done = asyncio.Event()
+
+    async def read(name: str) -> None:
+        async for text in socks[name]:
+            frames[name].append(str(text))
+            if '"type":"state"' in text and '"outcome":null' not in text:
+                return
+
+    async def poll() -> None:
+        async with httpx.AsyncClient(base_url=srv.base, timeout=30) as client:
+            while not done.is_set():
+                for who in ("detectives", "spectator"):
+                    r = await client.get(f"/api/games/{g['game_id']}/state", headers={
+                        "Authorization": "Bearer " + g["tokens"][who]})
+                    bodies.append((who, r.json()))
+                await asyncio.sleep(0.02)
+
+    readers = [asyncio.create_task(read(n)) for n in names]
+    poller = asyncio.create_task(poll())
+    for piece in [*g["pieces"][1:], "X"]:  # every seat to the AI, Mr X last
+        sock = socks["X"] if piece == "X" else socks["detectives"]
+        await sock.send(json.dumps({"type": "takeover", "piece": piece, "agent": "random"}))
+    await socks["D1"].send(json.dumps({"type": "chat", "channel": "team", "text": "team-only"}))
+    await asyncio.wait_for(asyncio.gather(*readers), 300)
+    done.set()
+    await poller
+    for s in socks.values():
+        await s.close()
+    return frames
+
+
+async def _leaks(srv: Server, games: int, parallel: int) -> tuple[Counter[str], list[str],
+                                                                   list[dict[str, Any]]]:
+    counts: Counter[str] = Counter()
+    failures: list[str] = []
+    made: list[dict[str, Any]] = []
+    x_moves: set[str] = set()
+    sem = asyncio.Semaphore(parallel)
+
+    async def one(i: int) -> None:
+        async with sem:
+            g = await asyncio.to_thread(srv.create, **PRESETS[i % len(PRESETS)])
+            made.append(g)
+            bodies: list[tuple[str, dict[str, Any]]] = []
+            frames = await _watch(srv, g, bodies)
+            record = await asyncio.to_thread(srv.record, g)
+        game = record.replay()
+        truth = list(game.log)
+        counts["games"] += 1
+        counts["hidden slots"] += sum(not e.reveal for e in truth)
+        x_moves.update(m.notation() for p, m in game.moves if p == "X" and not m.is_take)
+        for who in ("detectives", "D1", "spectator"):
+            for text in frames[who]:
+                try:
+                    audit_frame(text, who, truth, g["game_id"])
+                except LeakFound as exc:
+                    failures.append(str(exc))
+                counts["frames"] += 1
+        for who, body in bodies:
+            try:
+                audit_state(body, who, truth, g["game_id"])
+            except LeakFound as exc:
+                failures.append(str(exc))
+            counts["REST bodies"] += 1
+        if not any('"channel":"team"' in t for t in frames["detectives"]):
+            failures.append(f"{g['game_id']}: the team message did not reach the detectives")
+        x_states = [json.loads(t) for t in frames["X"] if t.startswith('{"type":"state"')]
+        if not any(e["station"] is not None and not e["reveal"]
+                   for s in x_states for e in s["view"]["log"]):
+            failures.append(f"{g['game_id']}: Mr X's socket saw no hidden slot (vacuous)")
+
+    await asyncio.gather(*(one(i) for i in range(games)))
+    text = srv.log.read_text(errors="replace")
+    counts["log lines"] = text.count("\n")
+    for g in made:
+        for tok in g["tokens"].values():
+            if tok in text:
+                failures.append(f"a token of {g['game_id']} is in the server log")
+        text = text.replace(g["game_id"], "GAME")
+    words = set(re.findall(r"[A-Za-z0-9+!:]+", text))
+    if x_moves & words:
+        failures.append(f"Mr X's moves in the server log: {sorted(x_moves & words)[:5]}")
+    if "team-only" in text:
+        failures.append("chat text in the server log")
+    return counts, failures, made
+
+
+def run_leaks(workdir: Path, games: int, parallel: int) -> Verdict:
+    v = Verdict("leaks")
+    t0 = time.monotonic()
+    # per-address limits off: every game comes from this one address (they are fuzzed below)
+    srv = Server(workdir, workdir / "leaks.sqlite3", "--no-limits")
+    try:
+        counts, v.failures, _ = asyncio.run(_leaks(srv, games, parallel))
+        v.counts.update(counts)
+    finally:
+        srv.stop()
+    v.seconds = time.monotonic() - t0
+    return v
+
+
+# ---- 2. fuzz --------------------------------------------------------------------------------------
+def bad_messages(rng: random.Random, legal: list[str], pieces_not_mine: list[str]) -> tuple[
+        str | bytes, str]:
+    """One malformed message (text, or bytes for a binary frame or bytes that are not UTF-8
+    sent as text) and its kind. None of them is a legal request: a move is never one of
+    ``legal``, a takeover or reclaim names a piece of the other side or a bad agent."""
+    kind = rng.choice(["garbage", "truncated", "not_object", "no_type", "unknown_type",
+                       "bad_type_value", "extra_field", "move_missing", "move_not_str",
+                       "move_notation", "move_illegal", "move_other_piece", "move_long",
+                       "bad_id", "surrogate", "not_utf8", "binary", "deep", "too_large",
+                       "chat_bad", "takeover_bad", "reclaim_bad", "number", "bool_fields",
+                       "huge", "rematch_bad", "takeback_bad"])
+    stations = [s for s in range(1, 200)]
+    if kind == "garbage":
+        return "".join(rng.choice("{}[]\":,abcxyz0189 \\/\t") for _ in range(rng.randint(1, 80))), kind
+    if kind == "truncated":
+        t = json.dumps({"type": "move", "move": "T1", "id": rng.randint(0, 9)})
+        return t[: rng.randint(1, len(t) - 1)], kind
+    if kind == "not_object":
+        return rng.choice(["[]", "1", '"move"', "null", "true", "[{\"type\":\"ping\"}]", "3.5e400"]), kind
+    if kind == "no_type":
+        return json.dumps({"move": "T1"}), kind
+    if kind == "unknown_type":
+        return json.dumps({"type": rng.choice(["mov", "MOVE", "admin", "eval", "", "state"])}), kind
+    if kind == "bad_type_value":
+        return json.dumps({"type": rng.choice([1, None, ["move"], {"a": 1}, True])}), kind
+    if kind == "extra_field":
+        return json.dumps({"type": "ping", "id": 1, "station": 5}), kind
+    if kind == "move_missing":
+        return json.dumps({"type": "move"}), kind
+    if kind == "move_not_str":
+        return json.dumps({"type": "move", "move": rng.choice([92, None, ["T92"], {"to": 1}])}), kind
+    if kind == "move_notation":
+        return json.dumps({"type": "move", "move": rng.choice(
+            ["T", "X92", "T0", "T200", "T-1", "B58+", "+K74", "T92++T1", "pass!", "D9:T1",
+             "take:X:T", "T92 ", "t92", "K", "Q1"])}), kind
+    if kind == "move_illegal":
+        while True:
+            m = f"{rng.choice('TBUK')}{rng.choice(stations)}"
+            if m not in legal:
+                return json.dumps({"type": "move", "move": m}), kind
+    if kind == "move_other_piece":
+        return json.dumps({"type": "move", "move": f"{rng.choice(pieces_not_mine)}:T{rng.choice(stations)}"}), kind
+    if kind == "move_long":
+        return json.dumps({"type": "move", "move": "T1" * rng.randint(33, 400)}), kind
+    if kind == "bad_id":
+        return json.dumps({"type": "ping", "id": rng.choice(
+            ["x" * 65, {"a": 1}, [1], 1.5, True])}), kind
+    if kind == "surrogate":
+        return '{"type":"ping","id":"\\ud800"}' if rng.random() < 0.5 else \
+            '{"type":"move","move":"T\\udfff1"}', kind
+    if kind == "not_utf8":
+        return b'{"type":"ping","id":"\xff\xfe' + bytes([rng.randint(0x80, 0xff)]) + b'"}', kind
+    if kind == "binary":
+        return bytes(rng.randint(0, 255) for _ in range(rng.randint(1, 64))), kind
+    if kind == "deep":
+        d = rng.randint(50, 1000)
+        return '{"type":"ping","id":' + "[" * d + "]" * d + "}", kind
+    if kind == "too_large":
+        return json.dumps({"type": "ping", "pad": "x" * rng.randint(4100, 60_000)}), kind
+    if kind == "chat_bad":
+        return json.dumps(rng.choice([
+            {"type": "chat", "channel": "secret", "text": "hi"},
+            {"type": "chat", "text": ""}, {"type": "chat", "text": "x" * 1001},
+            {"type": "chat", "text": 5}, {"type": "chat"}])), kind
+    if kind == "takeover_bad":
+        return json.dumps(rng.choice([
+            {"type": "takeover", "piece": rng.choice(pieces_not_mine), "agent": "random"},
+            {"type": "takeover", "piece": "Z9", "agent": "random"},
+            {"type": "takeover", "piece": "D1", "agent": ""},
+            {"type": "takeover", "piece": "D1", "agent": "a" * 41}])), kind
+    if kind == "reclaim_bad":
+        return json.dumps({"type": "reclaim", "piece": rng.choice(["Q1", "", "D12"])}), kind
+    if kind == "number":
+        return '{"type":"move","move":' + "9" * rng.randint(20, 3000) + "}", kind
+    if kind == "bool_fields":
+        return json.dumps({"type": "chat_record", "agree": "yes"}), kind
+    if kind == "huge":
+        return "x" * rng.randint(70_000, 200_000), kind
+    if kind == "rematch_bad":
+        return json.dumps({"type": "rematch", "swap": "both"}), kind
+    return json.dumps({"type": "takeback", "accept": "maybe"}), kind
+
+
+def _public(st: dict[str, Any]) -> Any:
+    """What must not change in a game under fuzz: version, seats (but presence), the log."""
+    seats = {p: {k: v for k, v in s.items() if k not in ("connected", "away")}
+             for p, s in st["seats"].items()}
+    return st["version"], seats, st["view"]["log"], st["view"]["history"], st["view"]["stations"]
+
+
+async def _fuzz(srv: Server, total: int, seed: int) -> tuple[Counter[str], Counter[str],
+                                                              list[str]]:
+    replies: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    failures: list[str] = []
+    games = [srv.create(preset="classic", detectives=3), srv.create(preset="new_edition",
+                                                                   detectives=2)]
+    for g in games:  # a few moves first, so there is a log to keep
+        await _race_moves(srv, g, 6, random.Random(seed))
+    before = {g["game_id"]: _public(srv.state(g, "spectator")) for g in games}
+    seats = [(g, n) for g in games for n in ("X", "detectives", "spectator")]
+    per_socket = -(-total // len(seats))
+
+    async def socket_fuzz(g: dict[str, Any], name: str, k: int) -> None:
+        srng = random.Random(seed * 1000 + k)
+        other = [p for p in g["pieces"] if (p == "X") != (name == "X")] or ["X"]
+        sent = 0
+        data: str | bytes = ""
+        kind = ""
+        while sent < per_socket:
+            async with websockets.connect(srv.url(g, name), max_size=2**23) as ws:
+                legal: list[str] = []
+                while True:
+                    msg = json.loads(await ws.recv())
+                    if msg["type"] == "state":
+                        legal = msg["view"]["legal_moves"]
+                        break
+                try:
+                    while sent < per_socket:
+                        data, kind = bad_messages(srng, legal, other)
+                        kinds[kind] += 1
+                        sent += 1
+                        if isinstance(data, bytes) and kind == "not_utf8":
+                            await ws.send(data, text=True)
+                        else:
+                            await ws.send(data)
+                        while True:  # its answer: an error (states may come between)
+                            reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                            if reply["type"] in ("state", "chat", "notice", "chat_history"):
+                                continue
+                            break
+                        if reply["type"] != "error":
+                            failures.append(f"{kind} {str(data)[:80]!r} -> {reply}")
+                        replies[reply.get("code", reply["type"])] += 1
+                        await asyncio.sleep(1 / 15)
+                except ConnectionClosed as exc:
+                    code = exc.rcvd.code if exc.rcvd else None
+                    replies[f"closed {code}"] += 1
+                    if code != 1009 or kind != "huge":
+                        failures.append(f"socket closed ({code}) after {kind}")
+                except TimeoutError:
+                    failures.append(f"no answer in 10 s to {kind} {str(data)[:80]!r}")
+
+    await asyncio.gather(*(socket_fuzz(g, n, k) for k, (g, n) in enumerate(seats)))
+    for g in games:
+        after = _public(srv.state(g, "spectator"))
+        if after != before[g["game_id"]]:
+            failures.append(f"{g['game_id']} changed under fuzz")
+        v0 = after[0]
+        await _race_moves(srv, g, 1, random.Random(seed + 1))
+        st = srv.state(g, "spectator")
+        if st["version"] != v0 + 1 and st["view"]["outcome"] is None:
+            failures.append(f"{g['game_id']} does not play on after the fuzz")
+    log = srv.log.read_text(errors="replace")
+    if "Traceback" in log:
+        failures.append(f"{log.count('Traceback')} tracebacks in the server log")
+    return replies, kinds, failures
+
+
+async def _race_moves(srv: Server, g: dict[str, Any], plies: int, rng: random.Random,
+                      acked: list[tuple[int, str]] | None = None,
+                      stop: asyncio.Event | None = None) -> None:
+    """Mr X's and the detectives' bots move at once, turn about, until ``plies`` moves are
+    acknowledged (or ``stop`` is set, or the game ends); ``acked`` collects (version, move)."""
+    acked = [] if acked is None else acked
+    goal = len(acked) + plies
+    finished = asyncio.Event()
+
+    async def bot(name: str) -> None:
+        async with websockets.connect(srv.url(g, name), max_size=2**23) as ws:
+            pending = None
+            async for text in ws:
+                msg = json.loads(text)
+                if msg["type"] == "ack":
+                    acked.append((msg["version"], pending or ""))
+                    pending = None
+                    if len(acked) >= goal:
+                        finished.set()
+                elif msg["type"] == "error":
+                    pending = None  # a move the other bot's state had not caught up with
+                    await ws.send(json.dumps({"type": "sync"}))
+                elif msg["type"] == "state":
+                    if msg["view"]["outcome"] is not None:
+                        finished.set()
+                    if finished.is_set() or (stop is not None and stop.is_set()):
+                        return
+                    if pending is None and msg["view"]["legal_moves"]:
+                        pending = rng.choice(msg["view"]["legal_moves"])
+                        await ws.send(json.dumps({"type": "move", "move": pending}))
+
+    tasks = [asyncio.create_task(bot(n)) for n in ("X", "detectives")]
+    waiter = asyncio.create_task(finished.wait())
+    stopper = asyncio.create_task(stop.wait()) if stop is not None else None
+    await asyncio.wait([waiter, *([stopper] if stopper else [])], timeout=120,
+                       return_when=asyncio.FIRST_COMPLETED)
+    for t in [*tasks, waiter, *([stopper] if stopper else [])]:
+        t.cancel()
+    await asyncio.gather(*tasks, waiter, *([stopper] if stopper else []),
+                         return_exceptions=True)
+
+
+def run_fuzz(workdir: Path, total: int, seed: int) -> Verdict:
+    v = Verdict("fuzz")
+    t0 = time.monotonic()
+    srv = Server(workdir, workdir / "fuzz.sqlite3")
+    try:
+        replies, kinds, v.failures = asyncio.run(_fuzz(srv, total, seed))
+    finally:
+        srv.stop()
+    v.counts.update(messages=sum(kinds.values()), kinds=len(kinds),
+                    answers=", ".join(f"{k} {n}" for k, n in replies.most_common()))
+    v.seconds = time.monotonic() - t0
+    return v
+
+
+# ---- 3. kill -9 -----------------------------------------------------------------------------------
+async def _race_until_killed(srv: Server, games: list[dict[str, Any]], after: float,
+                             seed: int) -> dict[str, list[tuple[int, str]]]:
+    """Bots race in every game; SIGKILL the server ``after`` seconds in."""
+    acked: dict[str, list[tuple[int, str]]] = {g["game_id"]: [] for g in games}
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(_race_moves(srv, g, 10_000, random.Random(seed + i),
+                                             acked[g["game_id"]], stop))
+             for i, g in enumerate(games)]
+    await asyncio.sleep(after)
+    srv.kill()
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return acked
+
+
+def run_kills(workdir: Path, kills: int, seed: int) -> Verdict:
+    v = Verdict("kill -9")
+    t0 = time.monotonic()
+    rng = random.Random(seed)
+    db = workdir / "kills.sqlite3"
+    games: list[dict[str, Any]] = []
+    expect: dict[str, tuple[int, list[str]]] = {}  # game -> (last acked version, moves)
+    for k in range(kills + 1):
+        srv = Server(workdir, db)
+        try:
+            for g in games:  # every acknowledged move is there after the kill
+                st = srv.state(g, "X")
+                last, moves = expect[g["game_id"]]
+                history = [h["move"] for h in st["view"]["history"]]
+                if not last <= st["version"] <= last + 1:
+                    v.failures.append(f"kill {k}: {g['game_id']} at version {st['version']}, "
+                                      f"{last} acknowledged")
+                if history[:len(moves)] != moves:
+                    v.failures.append(f"kill {k}: {g['game_id']}'s history lost a move")
+                expect[g["game_id"]] = (st["version"], history)
+            games = [g for g in games if srv.state(g, "X")["view"]["outcome"] is None]
+            while len(games) < 3:
+                g = srv.create(preset=rng.choice(["classic", "new_edition"]), detectives=2)
+                games.append(g)
+                expect[g["game_id"]] = (0, [])
+            if k == kills:
+                break
+            acked = asyncio.run(_race_until_killed(srv, games, rng.uniform(0.3, 1.5),
+                                                   seed + k))
+            for g in games:
+                got = sorted(acked[g["game_id"]])
+                if got:
+                    last = got[-1][0]
+                    prev = expect[g["game_id"]][1]
+                    expect[g["game_id"]] = (last, prev + [m for _, m in got])
+            v.counts["acknowledged moves (each found after the restart)"] = v.counts.get(
+                "acknowledged moves (each found after the restart)", 0) + sum(
+                len(a) for a in acked.values())
+        finally:
+            srv.stop()
+    v.counts["kills"] = kills
+    v.seconds = time.monotonic() - t0
+    return v
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=30, help="AI games watched for leaks (30)")
+    ap.add_argument("--parallel", type=int, default=6, help="of them at once (6)")
+    ap.add_argument("--fuzz", type=int, default=3000, help="malformed messages (3000)")
+    ap.add_argument("--kills", type=int, default=25, help="SIGKILL restarts (25)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", choices=("leaks", "fuzz", "kills"), default=None)
+    args = ap.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="sy-attack-"))
+    verdicts = []
+    try:
+        if args.only in (None, "leaks"):
+            verdicts.append(run_leaks(workdir, args.games, args.parallel))
+        if args.only in (None, "fuzz"):
+            verdicts.append(run_fuzz(workdir, args.fuzz, args.seed))
+        if args.only in (None, "kills"):
+            verdicts.append(run_kills(workdir, args.kills, args.seed))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(f"scotlandyard server under attack, 127.0.0.1, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print("| run | what was done | failures | seconds |")
+    print("|---|---|---:|---:|")
+    bad = False
+    for v in verdicts:
+        what = "; ".join(f"{k}: {n:,}" if isinstance(n, int) else f"{k}: {n}"
+                         for k, n in v.counts.items())
+        print(f"| {v.name} | {what} | {len(v.failures)} | {v.seconds:.0f} |")
+        bad = bad or bool(v.failures)
+    for v in verdicts:
+        for f in v.failures[:20]:
+            print(f"FAILED {v.name}: {f}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
