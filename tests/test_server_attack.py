@@ -1,0 +1,38 @@
+"""``benchmarks/server_attack.py`` at a small size, so its three attacks keep working: a few
+whole AI games audited frame by frame, 250 malformed messages of every kind each answered by
+an error with the games unchanged, and two SIGKILLs with every acknowledged move found."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.timeout(300)
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("server_attack_bench",
+                                                  ROOT / "benchmarks" / "server_attack.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while building
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_three_attacks_at_a_small_size_find_nothing(tmp_path: Path) -> None:
+    attack = _load()
+    leaks = attack.run_leaks(tmp_path, games=4, parallel=4)
+    assert leaks.failures == [] and leaks.counts["games"] == 4
+    assert leaks.counts["frames"] > 200 and leaks.counts["hidden slots"] > 10
+    fuzz = attack.run_fuzz(tmp_path, total=250, seed=3)
+    assert fuzz.failures == [] and fuzz.counts["messages"] >= 250
+    assert fuzz.counts["kinds"] >= 20 and "bad_message" in fuzz.counts["answers"]
+    kills = attack.run_kills(tmp_path, kills=2, seed=3)
+    assert kills.failures == [] and kills.counts["kills"] == 2
+    assert kills.counts["acknowledged moves (each found after the restart)"] > 0
