@@ -1134,7 +1134,8 @@ class GameServer:
             read = await self.db.read(self._read_game, game_id)
             if read is None:
                 return None
-            room = self._rebuild(*read)
+            stored, facts, chat = read
+            room = self._rebuild(stored, facts)
         except UNAVAILABLE:
             raise  # the database cannot be used now: not the game's fault
         except StoreError as exc:
@@ -1143,7 +1144,6 @@ class GameServer:
             log.error("game %s quarantined: its stored record is damaged: %s", game_id, why)
             raise GameDamaged(why) from None
         self.rooms[game_id] = room
-        chat = await self.db.read(self.store.chat, game_id)
         room.chat.rows = chat
         room.chat_delivered = chat[-1][0] if chat else 0
         if self.store.shared:
@@ -1163,7 +1163,12 @@ class GameServer:
         quarantined)."""
         if not token or len(token) > 200:
             return None
-        found = await self.db.read(self.store.find_token, token_hash(token))
+        try:
+            found = await self.db.read(self.store.find_token, token_hash(token))
+        except UNAVAILABLE:
+            raise
+        except StoreError as exc:  # the token's row is damaged (not UTF-8)
+            raise GameDamaged(str(exc)) from None
         if found is None or not secrets.compare_digest(found[0], game_id):
             return None
         loaded = game_id in self.rooms
@@ -1176,7 +1181,10 @@ class GameServer:
             room = await self.room(game_id)
             if room is None:
                 return None
-        role, pieces = token_scope(found[1], room.game.pieces)
+        try:
+            role, pieces = token_scope(found[1], room.game.pieces)
+        except StoreError:  # a token stored with a name no token has: that token is damaged
+            raise GameDamaged(f"game {game_id}: a token is stored with an unknown name") from None
         return room, found[1], role, pieces
 
     def announce(self, room: Room, ask: bool = False) -> None:
@@ -1197,10 +1205,15 @@ class GameServer:
                                    and room.id not in self.store.locked_games(check=False)):
             self.evict(room)
 
-    def _read_game(self, game_id: str) -> tuple[StoredGame, RoomFacts] | None:
-        """Database thread: a stored game and the rest of its rows (``None``: no such game)."""
+    def _read_game(self, game_id: str) -> tuple[StoredGame, RoomFacts,
+                                                list[tuple[int, float, str, str, str]]] | None:
+        """Database thread: a stored game, the rest of its rows and its chat (``None``: no
+        such game). Every row is read before the room exists, so a damaged one (a chat
+        message that is not UTF-8...) quarantines the game instead of failing half-loaded."""
         stored = self.store.load_game(game_id)
-        return None if stored is None else (stored, self._facts(game_id))
+        if stored is None:
+            return None
+        return stored, self._facts(game_id), self.store.chat(game_id)
 
     def _facts(self, game_id: str) -> RoomFacts:
         public, options = self.store.options(game_id)
