@@ -157,6 +157,59 @@ def test_ai_mr_x_reply_time_does_not_follow_his_legal_moves(tmp_path, monkeypatc
         assert rho > 0.6
 
 
+def test_the_strongest_levels_reply_at_one_pace_whatever_mr_x_thinks():
+    """A heavy level's Mr X thinks for no time at all (one legal move: a hidden fact), for his
+    time budget (a time-bound search runs to its end), or half as long again (the second
+    search of a double move, also hidden): each must come back at the same single pace. With
+    ``max`` paced at 10 s, a 10 s search always overran to 20 s and one legal move showed as
+    10 s."""
+    from scotlandyard.ai.agents import LEVELS
+
+    for name in sorted(thinker.HEAVY_LEVELS):
+        pace = thinker.MR_X_PACE[name]
+        seconds = LEVELS[name].mr_x[2].seconds
+        assert seconds is not None, name
+        longest = 1.5 * seconds + 1.0  # the double move's second search, the replay, the view
+        for think in (0.0, seconds + 0.05, longest):
+            assert think + thinker.paced_wait(think, pace) == pytest.approx(pace), (name, think)
+
+
+class _Queued:
+    """A 'max' Mr X whose thinks take the seconds in ``plan``, in order."""
+
+    name = "max"
+    plan: list[float] = []
+
+    def choose(self, view, legal, rng, budget):
+        time.sleep(_Queued.plan.pop(0))
+        return legal[0]
+
+
+def test_time_in_the_heavy_queue_does_not_mix_with_mr_x_think_time(tmp_path, monkeypatch):
+    """Game B's AI Mr X waits 0.7 s in the heavy lane behind game A's, then thinks 0.05 s or
+    0.45 s (a hidden fact). Paced from when he was asked (the queue included) his reply came
+    at 1 s or 2 s; paced from when his think began it comes at 0.7 + 1 s either way."""
+    from scotlandyard.ai import agent_names, base
+
+    agent_names()
+    monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Queued())
+    monkeypatch.setitem(thinker.MR_X_PACE, "max", 1.0)
+    replies = []
+    with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
+        for think in (0.05, 0.45):
+            _Queued.plan = [0.7, think]
+            seats = {"X": {"kind": "ai", "agent": "max"}}
+            create(c, detectives=1, seats=seats)           # A: holds the lane for 0.7 s
+            b = create(c, detectives=1, seats=seats)       # B: asked right after
+            t0 = time.perf_counter()
+            with c.websocket_connect(f"/ws/{b['game_id']}?token={b['tokens']['D1']}") as ws:
+                while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
+                    pass
+            replies.append(time.perf_counter() - t0)
+    assert abs(replies[0] - replies[1]) < 0.3, replies
+    assert all(1.4 < r < 2.0 for r in replies), replies
+
+
 def test_paced_wait_rounds_up_to_whole_multiples():
     assert thinker.paced_wait(0.1, 1.0) == pytest.approx(0.9)
     assert thinker.paced_wait(1.0, 1.0) == pytest.approx(0.0)

@@ -60,7 +60,7 @@ from .store import (
     StoredSeat,
     StoreError,
 )
-from .thinker import MR_X_PACE, Thinker, _side, paced_wait
+from .thinker import MR_X_PACE, Thinker, _side
 from .tokens import Role, commitment_hash, token_hash, token_scope
 from .viewtext import ViewEncoder
 
@@ -930,16 +930,16 @@ class Room:
             seat = self.seats[group[0]]
             legal = [m for m in game.legal_moves()
                      if (m.piece or game.to_move) in group]
+            pace = self.reply_pace(seat, group[0])
+            paced = group[0] == MR_X and pace > 0  # the thinker paces his think (finding 7)
             try:
-                move = await self.server.thinker.choose(self, seat, group[0], legal)
+                move = await self.server.thinker.choose(self, seat, group[0], legal,
+                                                        pace=pace if paced else 0.0)
             except Exception as exc:
                 log.error("game %s: agent %s failed (%s); a random move is played instead",
                           self.id, seat.agent, type(exc).__name__)
                 move = legal[seat.rng.randrange(len(legal))]
-            pace = self.reply_pace(seat, group[0])
-            if group[0] == MR_X and pace > 0:
-                await asyncio.sleep(paced_wait(time.monotonic() - started, pace))
-            else:  # the detectives: at least ai_delay, so people can follow
+            if not paced:  # the detectives: at least ai_delay, so people can follow
                 await asyncio.sleep(max(0.0, pace - (time.monotonic() - started)))
             if self.closed or game.ply != version or self.seats.get(group[0]) is not seat:
                 continue  # the game moved on (a human moved, a seat changed): think again

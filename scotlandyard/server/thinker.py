@@ -9,6 +9,7 @@ import math
 import multiprocessing
 import os
 import random
+import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -86,9 +87,13 @@ def think(job: ThinkJob) -> str:
 HEAVY_LEVELS = frozenset({"hard", "max"})
 """The levels that think for seconds a move: at most ``Limits.heavy_ai`` of them at once."""
 
-MR_X_PACE = {"medium": 1.0, "hard": 3.0, "max": 10.0}
+MR_X_PACE = {"medium": 1.0, "hard": 3.0, "max": 20.0}
 """Seconds an AI Mr X of these levels takes for every move, as others see it (at least the
-server's ``ai_delay``): his think time depends on his true position, so it must not show."""
+server's ``ai_delay``): his think time depends on his true position, so it must not show. A
+heavy level's pace covers its longest think: ``hard`` 1.2 s, 1.8 s with a double move's second
+search; ``max`` 10 s, 15 s with one (a time-bound search always runs to its end, so at 10 s
+every move overran to 20 s anyway, and a move with no search at all, one legal move, showed as
+10 s)."""
 
 
 def paced_wait(elapsed: float, pace: float) -> float:
@@ -139,12 +144,33 @@ class Thinker:
             for _ in range(self.workers):
                 pool.submit(_worker_ready)
 
-    async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move]) -> Move:
-        """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position."""
-        if (seat.plays or "random") not in HEAVY_LEVELS:
-            return await self._choose(room, seat, piece, legal, "light")
-        async with self._heavy_lane:  # FIFO: heavy moves are served in the order asked
-            return await self._choose(room, seat, piece, legal, "heavy")
+    async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move], *,
+                     pace: float = 0.0) -> Move:
+        """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position.
+        ``pace`` > 0: the move (or the agent's error) comes back at a whole multiple of
+        ``pace`` seconds from when the think began (:func:`paced_wait`), after the lane was
+        free: the time waited in the heavy lane's queue (other games' moves) shows as it is,
+        the think's own time does not, and the two never add up across a multiple."""
+        began = time.monotonic()
+        failed: Exception | None = None
+        move: Move | None = None
+        try:
+            if (seat.plays or "random") not in HEAVY_LEVELS:
+                move = await self._choose(room, seat, piece, legal, "light")
+            else:
+                async with self._heavy_lane:  # FIFO: heavy moves are served in the order asked
+                    began = time.monotonic()
+                    move = await self._choose(room, seat, piece, legal, "heavy")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # paced too: an error must not come back sooner
+            failed = exc
+        if pace > 0:
+            await asyncio.sleep(paced_wait(time.monotonic() - began, pace))
+        if failed is not None:
+            raise failed
+        assert move is not None
+        return move
 
     async def _choose(self, room: Room, seat: Seat, piece: str, legal: list[Move],
                       lane: str) -> Move:
