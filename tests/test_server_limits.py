@@ -95,6 +95,84 @@ def test_a_cheap_level_never_waits_behind_the_strongest_and_they_are_capped(tmp_
         assert _Blocking.most == 1  # the server-wide cap on the strongest level
 
 
+class _Busy:
+    """A 'max' level that thinks for 0.25 s (either side)."""
+
+    name = "max"
+
+    def choose(self, view, legal, rng, budget):
+        time.sleep(0.25)
+        return legal[rng.randrange(len(legal))]
+
+
+def test_one_client_with_many_heavy_ai_games_does_not_starve_another(tmp_path, monkeypatch):
+    """One address opens eight games where the strongest level plays both sides (each always
+    wants the heavy lane); another address's first heavy AI move waits for at most one of
+    theirs, not for all eight (the lane serves addresses in turn, then each one's games in
+    order)."""
+    import httpx
+
+    from scotlandyard.ai import agent_names, base
+
+    agent_names()
+    monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Busy())
+    heavy = {"kind": "ai", "agent": "max"}
+    with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
+        c.app.state.games.pace_mr_x = False
+
+        async def post_from(address: str, body: dict) -> dict:
+            transport = httpx.ASGITransport(app=c.app, client=(address, 4000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as h:
+                r = await h.post("/api/games", json=body)
+                assert r.status_code == 201, r.text
+                return r.json()
+
+        for _ in range(8):
+            c.portal.call(post_from, "10.0.0.1", {"detectives": 1, "seats": {"X": heavy,
+                                                                             "D1": heavy}})
+        time.sleep(0.6)  # the eight games are under way, each with a move waiting in the lane
+        g = c.portal.call(post_from, "10.0.0.2", {"detectives": 1, "seats": {"X": heavy}})
+        t0 = time.perf_counter()
+        with c.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['D1']}") as ws:
+            while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
+                pass
+        waited = time.perf_counter() - t0
+    assert waited < 1.0, f"the other address's Mr X waited {waited:.2f} s behind eight games"
+
+
+def test_the_fair_lane_serves_owners_in_turn_and_loses_no_slot_to_cancelled_waiters():
+    from scotlandyard.server.thinker import FairLane
+
+    async def go() -> None:
+        lane, order = FairLane(1), []
+
+        async def job(owner: str, tag: str) -> None:
+            async with lane.hold(owner):
+                order.append(tag)
+                await asyncio.sleep(0.01)
+
+        tasks = [asyncio.create_task(job("a", f"a{i}")) for i in range(4)]
+        await asyncio.sleep(0)
+        tasks += [asyncio.create_task(job(o, f"{o}1")) for o in ("b", "c")]
+        await asyncio.sleep(0)
+        tasks[-1].cancel()                      # c's move is dropped while it waits
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert order == ["a0", "a1", "b1", "a2", "a3"]
+        assert (lane.busy, lane.waiting) == (0, 0)
+
+        await lane._acquire("a")
+        x = asyncio.create_task(lane._acquire("x"))
+        y = asyncio.create_task(lane._acquire("y"))
+        await asyncio.sleep(0)
+        lane._release()                         # the slot is handed to x ...
+        x.cancel()                              # ... which is cancelled before it runs
+        await asyncio.gather(x, return_exceptions=True)
+        await asyncio.wait_for(y, 1.0)          # the slot went on to y
+        assert (lane.busy, lane.waiting) == (1, 0)
+
+    asyncio.run(go())
+
+
 # ---- 7. AI Mr X's think time does not show ---------------------------------------------------------
 class _Leaky:
     """A Mr X whose think time grows with his number of legal moves (a hidden fact)."""

@@ -239,6 +239,10 @@ class Room:
         self.clock = (RoomClock(self, ClockConfig.from_dict(clock), clock_state)
                       if isinstance(clock, dict) else None)
         self.again = Again(self)
+        self.owner = game_id
+        """Who the heavy AI lane counts this game's moves against (:class:`~.thinker.FairLane`):
+        the address that created it, while this process has it in memory since then; else the
+        game itself."""
 
     # ---- seats and their players -----------------------------------------------------------------
     def humans(self) -> set[str]:
@@ -1277,9 +1281,10 @@ class GameServer:
                     and stored.status == "over" else None)
 
     # ---- creation -------------------------------------------------------------------------------
-    async def create(self, req: CreateGame) -> dict[str, Any]:
+    async def create(self, req: CreateGame, owner: str | None = None) -> dict[str, Any]:
         """Create a game from a ``POST /api/games`` body; raise :class:`SetupError` if it
-        cannot be made. Returns the response body (tokens and links)."""
+        cannot be made. Returns the response body (tokens and links). ``owner``: the client
+        address that asked (:attr:`Room.owner`)."""
         rules = self._rules(req)
         unknown = [p for p in req.seats if p not in rules.pieces]
         if unknown:
@@ -1321,11 +1326,12 @@ class GameServer:
                            public=req.public)
         return await self.open_game(rules, req.preset, seats, names, hotseat=req.hotseat,
                               seed=req.seed, public=req.public, options=options,
-                              you=req.play_as)
+                              you=req.play_as, owner=owner)
 
     async def open_game(self, rules: Rules, preset: str, seats: dict[str, Seat],
                         names: list[str], *, hotseat: bool, seed: int | None, public: bool,
-                        options: dict[str, Any], you: str | None) -> dict[str, Any]:
+                        options: dict[str, Any], you: str | None,
+                        owner: str | None = None) -> dict[str, Any]:
         """Store and start a new game with tokens ``names``; the ``POST /api/games`` answer."""
         game = Game.new(rules, start=draw_server_start(rules, seed))
         game_id = secrets.token_urlsafe(9)
@@ -1337,6 +1343,8 @@ class GameServer:
             public=public, options=options)
         room = Room(self, game_id, game, preset, seats, hotseat, [], public=public,
                     options=options, issued=list(names))
+        if owner is not None:
+            room.owner = owner
         self.rooms[game_id] = room
         if public:
             self.lobby_changed()
