@@ -253,13 +253,17 @@ def test_the_strongest_levels_reply_at_one_pace_whatever_mr_x_thinks():
 
 
 class _Queued:
-    """A 'max' Mr X whose thinks take the seconds in ``plan``, in order."""
+    """A 'max' Mr X whose thinks take the seconds in ``plan``, in order, and note when they
+    began in ``began`` (detectives, and Mr X once the plan is done: no time)."""
 
     name = "max"
     plan: list[float] = []
+    began: list[float] = []
 
     def choose(self, view, legal, rng, budget):
-        time.sleep(_Queued.plan.pop(0))
+        if view.side == "mr_x" and _Queued.plan:
+            _Queued.began.append(time.perf_counter())
+            time.sleep(_Queued.plan.pop(0))
         return legal[0]
 
 
@@ -275,7 +279,7 @@ def test_time_in_the_heavy_queue_does_not_mix_with_mr_x_think_time(tmp_path, mon
     replies = []
     with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
         for think in (0.05, 0.45):
-            _Queued.plan = [0.7, think]
+            _Queued.plan, _Queued.began = [0.7, think], []
             seats = {"X": {"kind": "ai", "agent": "max"}}
             create(c, detectives=1, seats=seats)           # A: holds the lane for 0.7 s
             b = create(c, detectives=1, seats=seats)       # B: asked right after
@@ -286,6 +290,29 @@ def test_time_in_the_heavy_queue_does_not_mix_with_mr_x_think_time(tmp_path, mon
             replies.append(time.perf_counter() - t0)
     assert abs(replies[0] - replies[1]) < 0.3, replies
     assert all(1.4 < r < 2.0 for r in replies), replies
+
+
+def test_the_ai_standing_in_for_mr_x_on_time_is_paced_too(tmp_path, monkeypatch):
+    """A human Mr X runs out of his 1 s per move and the clock's AI (here a 'max' that thinks
+    0.05 s or 0.45 s, a hidden fact) makes his move: it comes at the level's pace after its
+    think began, not when the think ends (before: 0.05 s and 0.45 s)."""
+    from scotlandyard.ai import agent_names, base
+
+    agent_names()
+    monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Queued())
+    monkeypatch.setitem(thinker.MR_X_PACE, "max", 1.0)
+    replies = []
+    with app(tmp_path / "g.sqlite3") as c:
+        for think in (0.05, 0.45):
+            _Queued.plan, _Queued.began = [think], []
+            g = create(c, detectives=1, clock={"per_move": 1, "on_timeout": "ai",
+                                               "agent": "max"})
+            with c.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['D1']}") as ws:
+                while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
+                    pass
+            replies.append(time.perf_counter() - _Queued.began[0])
+    assert abs(replies[0] - replies[1]) < 0.25, replies
+    assert all(0.9 < r < 1.4 for r in replies), replies
 
 
 def test_paced_wait_rounds_up_to_whole_multiples():
