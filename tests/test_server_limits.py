@@ -414,6 +414,21 @@ def test_idle_and_finished_games_leave_memory_and_load_on_demand(tmp_path):
         assert st.json()["version"] == 1
 
 
+def test_a_game_lost_on_time_leaves_memory_at_once(tmp_path):
+    """A game that ends on time (the clock's ``lose``) with no socket open is finished: it
+    leaves memory at the next sweep, as a game that ends on the board does, not after
+    ``idle_seconds``."""
+    with app(tmp_path / "g.sqlite3") as c:
+        server = c.app.state.games
+        g = create(c, detectives=1, clock={"per_move": 1, "on_timeout": "lose"})
+        deadline = time.monotonic() + 10
+        while g["game_id"] in server.rooms and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert g["game_id"] not in server.rooms
+        st = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["X"]})
+        assert st.json()["adjudication"]["winner"] == "detectives"   # stored, loads again
+
+
 def test_resume_loads_only_recent_games(tmp_path):
     db = tmp_path / "g.sqlite3"
     with app(db) as c:

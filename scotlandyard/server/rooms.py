@@ -1082,11 +1082,12 @@ class GameServer:
 
     def archive_idle(self) -> int:
         """Drop from memory the games that nobody watches and where no AI is to move, idle for
-        ``idle_seconds`` (finished games: at once); they stay in the database. Returns how many."""
+        ``idle_seconds`` (finished games, on the board or on time: at once); they stay in the
+        database. Returns how many."""
         now = time.monotonic()
         idle = [r for r in self.rooms.values()
                 if not r.connections and not r.ai_busy()
-                and (r.game.is_over() or now - r.last_active >= self.limits.idle_seconds)]
+                and (r.over() or now - r.last_active >= self.limits.idle_seconds)]
         for room in idle:
             self.evict(room)
         return len(idle)
