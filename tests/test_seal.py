@@ -138,3 +138,27 @@ def test_more_black_tickets_or_doubles_than_mr_x_held_are_rejected():
                                      if s <= rules["last_round"] + count - 1]
         report = verify_seal(fewer)
         assert not report.ok and any("not legal" in p for p in report.problems), setting
+
+
+@pytest.mark.parametrize("damage", [
+    lambda s: s["view"]["history"].__setitem__(0, {"piece": "X"}),
+    lambda s: s["view"]["history"].__setitem__(1, {"piece": "D1", "move": "ZZZ"}),
+    lambda s: s["view"]["log"][0].__setitem__("slot", "x"),
+    lambda s: s["view"].__setitem__("start", [1]),
+    lambda s: s["view"]["start"].__setitem__("D1", "x"),
+    lambda s: s["view"].__setitem__("outcome", [1]),
+], ids=["history_without_move", "move_unreadable", "slot_not_a_number", "start_not_a_map",
+        "start_not_a_station", "outcome_not_a_map"])
+def test_a_malformed_state_fails_the_check_without_an_exception(finished, tmp_path, damage):
+    """The state comes from the server being checked: a field missing or of the wrong kind is
+    a failed check with a clear line (before: KeyError, NotationError, AttributeError...)."""
+    bad = copy.deepcopy(finished)
+    damage(bad)
+    report = verify_seal(bad)
+    assert not report.ok and "not the state of a finished game" in report.problems[0]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    out = subprocess.run([sys.executable, "-m", "scotlandyard", "verify", str(path)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "NOT honest" in out.stdout + out.stderr
+    assert "Traceback" not in out.stderr

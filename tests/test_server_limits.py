@@ -95,6 +95,84 @@ def test_a_cheap_level_never_waits_behind_the_strongest_and_they_are_capped(tmp_
         assert _Blocking.most == 1  # the server-wide cap on the strongest level
 
 
+class _Busy:
+    """A 'max' level that thinks for 0.25 s (either side)."""
+
+    name = "max"
+
+    def choose(self, view, legal, rng, budget):
+        time.sleep(0.25)
+        return legal[rng.randrange(len(legal))]
+
+
+def test_one_client_with_many_heavy_ai_games_does_not_starve_another(tmp_path, monkeypatch):
+    """One address opens eight games where the strongest level plays both sides (each always
+    wants the heavy lane); another address's first heavy AI move waits for at most one of
+    theirs, not for all eight (the lane serves addresses in turn, then each one's games in
+    order)."""
+    import httpx
+
+    from scotlandyard.ai import agent_names, base
+
+    agent_names()
+    monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Busy())
+    heavy = {"kind": "ai", "agent": "max"}
+    with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
+        c.app.state.games.pace_mr_x = False
+
+        async def post_from(address: str, body: dict) -> dict:
+            transport = httpx.ASGITransport(app=c.app, client=(address, 4000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as h:
+                r = await h.post("/api/games", json=body)
+                assert r.status_code == 201, r.text
+                return r.json()
+
+        for _ in range(8):
+            c.portal.call(post_from, "10.0.0.1", {"detectives": 1, "seats": {"X": heavy,
+                                                                             "D1": heavy}})
+        time.sleep(0.6)  # the eight games are under way, each with a move waiting in the lane
+        g = c.portal.call(post_from, "10.0.0.2", {"detectives": 1, "seats": {"X": heavy}})
+        t0 = time.perf_counter()
+        with c.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['D1']}") as ws:
+            while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
+                pass
+        waited = time.perf_counter() - t0
+    assert waited < 1.0, f"the other address's Mr X waited {waited:.2f} s behind eight games"
+
+
+def test_the_fair_lane_serves_owners_in_turn_and_loses_no_slot_to_cancelled_waiters():
+    from scotlandyard.server.thinker import FairLane
+
+    async def go() -> None:
+        lane, order = FairLane(1), []
+
+        async def job(owner: str, tag: str) -> None:
+            async with lane.hold(owner):
+                order.append(tag)
+                await asyncio.sleep(0.01)
+
+        tasks = [asyncio.create_task(job("a", f"a{i}")) for i in range(4)]
+        await asyncio.sleep(0)
+        tasks += [asyncio.create_task(job(o, f"{o}1")) for o in ("b", "c")]
+        await asyncio.sleep(0)
+        tasks[-1].cancel()                      # c's move is dropped while it waits
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert order == ["a0", "a1", "b1", "a2", "a3"]
+        assert (lane.busy, lane.waiting) == (0, 0)
+
+        await lane._acquire("a")
+        x = asyncio.create_task(lane._acquire("x"))
+        y = asyncio.create_task(lane._acquire("y"))
+        await asyncio.sleep(0)
+        lane._release()                         # the slot is handed to x ...
+        x.cancel()                              # ... which is cancelled before it runs
+        await asyncio.gather(x, return_exceptions=True)
+        await asyncio.wait_for(y, 1.0)          # the slot went on to y
+        assert (lane.busy, lane.waiting) == (1, 0)
+
+    asyncio.run(go())
+
+
 # ---- 7. AI Mr X's think time does not show ---------------------------------------------------------
 class _Leaky:
     """A Mr X whose think time grows with his number of legal moves (a hidden fact)."""
@@ -155,6 +233,86 @@ def test_ai_mr_x_reply_time_does_not_follow_his_legal_moves(tmp_path, monkeypatc
         assert min(times) >= 0.35 and max(times) - min(times) < 0.08, (min(times), max(times))
     else:  # the leak this guards against, measured on the same server with pacing off
         assert rho > 0.6
+
+
+def test_the_strongest_levels_reply_at_one_pace_whatever_mr_x_thinks():
+    """A heavy level's Mr X thinks for no time at all (one legal move: a hidden fact), for his
+    time budget (a time-bound search runs to its end), or half as long again (the second
+    search of a double move, also hidden): each must come back at the same single pace. With
+    ``max`` paced at 10 s, a 10 s search always overran to 20 s and one legal move showed as
+    10 s."""
+    from scotlandyard.ai.agents import LEVELS
+
+    for name in sorted(thinker.HEAVY_LEVELS):
+        pace = thinker.MR_X_PACE[name]
+        seconds = LEVELS[name].mr_x[2].seconds
+        assert seconds is not None, name
+        longest = 1.5 * seconds + 1.0  # the double move's second search, the replay, the view
+        for think in (0.0, seconds + 0.05, longest):
+            assert think + thinker.paced_wait(think, pace) == pytest.approx(pace), (name, think)
+
+
+class _Queued:
+    """A 'max' Mr X whose thinks take the seconds in ``plan``, in order, and note when they
+    began in ``began`` (detectives, and Mr X once the plan is done: no time)."""
+
+    name = "max"
+    plan: list[float] = []
+    began: list[float] = []
+
+    def choose(self, view, legal, rng, budget):
+        if view.side == "mr_x" and _Queued.plan:
+            _Queued.began.append(time.perf_counter())
+            time.sleep(_Queued.plan.pop(0))
+        return legal[0]
+
+
+def test_time_in_the_heavy_queue_does_not_mix_with_mr_x_think_time(tmp_path, monkeypatch):
+    """Game B's AI Mr X waits 0.7 s in the heavy lane behind game A's, then thinks 0.05 s or
+    0.45 s (a hidden fact). Paced from when he was asked (the queue included) his reply came
+    at 1 s or 2 s; paced from when his think began it comes at 0.7 + 1 s either way."""
+    from scotlandyard.ai import agent_names, base
+
+    agent_names()
+    monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Queued())
+    monkeypatch.setitem(thinker.MR_X_PACE, "max", 1.0)
+    replies = []
+    with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
+        for think in (0.05, 0.45):
+            _Queued.plan, _Queued.began = [0.7, think], []
+            seats = {"X": {"kind": "ai", "agent": "max"}}
+            create(c, detectives=1, seats=seats)           # A: holds the lane for 0.7 s
+            b = create(c, detectives=1, seats=seats)       # B: asked right after
+            t0 = time.perf_counter()
+            with c.websocket_connect(f"/ws/{b['game_id']}?token={b['tokens']['D1']}") as ws:
+                while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
+                    pass
+            replies.append(time.perf_counter() - t0)
+    assert abs(replies[0] - replies[1]) < 0.3, replies
+    assert all(1.4 < r < 2.0 for r in replies), replies
+
+
+def test_the_ai_standing_in_for_mr_x_on_time_is_paced_too(tmp_path, monkeypatch):
+    """A human Mr X runs out of his 1 s per move and the clock's AI (here a 'max' that thinks
+    0.05 s or 0.45 s, a hidden fact) makes his move: it comes at the level's pace after its
+    think began, not when the think ends (before: 0.05 s and 0.45 s)."""
+    from scotlandyard.ai import agent_names, base
+
+    agent_names()
+    monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Queued())
+    monkeypatch.setitem(thinker.MR_X_PACE, "max", 1.0)
+    replies = []
+    with app(tmp_path / "g.sqlite3") as c:
+        for think in (0.05, 0.45):
+            _Queued.plan, _Queued.began = [think], []
+            g = create(c, detectives=1, clock={"per_move": 1, "on_timeout": "ai",
+                                               "agent": "max"})
+            with c.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['D1']}") as ws:
+                while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
+                    pass
+            replies.append(time.perf_counter() - _Queued.began[0])
+    assert abs(replies[0] - replies[1]) < 0.25, replies
+    assert all(0.9 < r < 1.4 for r in replies), replies
 
 
 def test_paced_wait_rounds_up_to_whole_multiples():
@@ -254,6 +412,21 @@ def test_idle_and_finished_games_leave_memory_and_load_on_demand(tmp_path):
         assert c.app.state.games.rooms == {}
         st = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["X"]})
         assert st.json()["version"] == 1
+
+
+def test_a_game_lost_on_time_leaves_memory_at_once(tmp_path):
+    """A game that ends on time (the clock's ``lose``) with no socket open is finished: it
+    leaves memory at the next sweep, as a game that ends on the board does, not after
+    ``idle_seconds``."""
+    with app(tmp_path / "g.sqlite3") as c:
+        server = c.app.state.games
+        g = create(c, detectives=1, clock={"per_move": 1, "on_timeout": "lose"})
+        deadline = time.monotonic() + 10
+        while g["game_id"] in server.rooms and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert g["game_id"] not in server.rooms
+        st = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["X"]})
+        assert st.json()["adjudication"]["winner"] == "detectives"   # stored, loads again
 
 
 def test_resume_loads_only_recent_games(tmp_path):

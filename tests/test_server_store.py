@@ -97,6 +97,52 @@ def test_damaged_games_are_quarantined_and_every_other_game_plays(tmp_path, capl
     assert not [r for r in caplog.records if r.exc_info]  # a log line, not a traceback
 
 
+def test_text_that_is_not_utf8_in_any_table_quarantines_its_game_only(tmp_path, caplog):
+    """Bytes that are not UTF-8 in a chat message, a token's name, a game's options or its
+    outcome (not only in the rows of ``load_game``): the server starts (it used to exit at
+    start-up with sqlite3's "Could not decode to UTF-8" traceback), that game is quarantined,
+    every other game plays and the lobby still lists the healthy public games."""
+    db = tmp_path / "g.sqlite3"
+    with app(db) as c:
+        bad = {name: create(c, detectives=2, public=True, play_as="X")
+               for name in ("chat", "token", "options", "outcome")}
+        healthy = create(c, detectives=2, public=True, play_as="X")
+        with c.websocket_connect(ws_url(bad["chat"], "X")) as ws:
+            first_state(ws)
+            ws.send_json({"type": "chat", "text": "hello"})
+            while ws.receive_json()["type"] != "chat":
+                pass
+        assert {g["game_id"] for g in c.get("/api/lobby").json()["games"]} == {
+            g["game_id"] for g in [*bad.values(), healthy]}
+    ids = {name: g["game_id"] for name, g in bad.items()}
+    not_utf8 = "CAST(x'ff00fe' AS TEXT)"
+    sql(db, f"UPDATE chat SET text = {not_utf8} WHERE game_id = ?", ids["chat"])
+    sql(db, f"UPDATE tokens SET name = {not_utf8} WHERE game_id = ? AND name = 'spectator'",
+        ids["token"])
+    sql(db, f"UPDATE game_options SET options = {not_utf8} WHERE game_id = ?", ids["options"])
+    sql(db, f"UPDATE games SET outcome = {not_utf8} WHERE id = ?", ids["outcome"])
+    caplog.set_level(logging.ERROR, logger="scotlandyard.server")
+    with app(db) as c:  # the server starts: these games were played a moment ago (resumed)
+        assert move_x(c, healthy)["version"] == 1
+        for name, g in bad.items():
+            r = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["X"]})
+            assert r.status_code == 409, (name, r.text)
+            assert "not valid UTF-8" in r.json()["detail"], name
+            with c.websocket_connect(ws_url(g, "X")) as ws:
+                err = ws.receive_json()
+                assert err["type"] == "error" and err["code"] == "damaged", name
+        r = c.get(f"/api/games/{ids['token']}/state",  # the damaged token itself: 409, not 500
+                  params={"token": bad["token"]["tokens"]["spectator"]})
+        assert r.status_code == 409 and "not valid UTF-8" in r.json()["detail"]
+        lobby = c.get("/api/lobby")
+        assert lobby.status_code == 200
+        assert healthy["game_id"] in {g["game_id"] for g in lobby.json()["games"]}
+    lines = [r.getMessage() for r in caplog.records if "quarantined" in r.getMessage()]
+    assert len(lines) == 4 and all("not valid UTF-8" in line for line in lines), lines
+    assert not [r for r in caplog.records if r.exc_info]
+    assert not [r for r in caplog.records if "\ufffd" in r.getMessage()]  # no bad bytes quoted
+
+
 def test_a_changed_commitment_is_detected_at_load(tmp_path):
     db = tmp_path / "g.sqlite3"
     with app(db) as c:

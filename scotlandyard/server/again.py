@@ -126,7 +126,7 @@ class Again:
         out = await room.server.open_game(room.game.rules, room.preset, seats, names,
                                     hotseat=room.hotseat, seed=None, public=room.public,
                                     options={k: v for k, v in room.options.items()
-                                             if k == "clock"}, you=None)
+                                             if k == "clock"}, you=None, owner=room.owner)
         self.next_game = out["game_id"]
         room.options["rematch_game"] = self.next_game
         await room.save_options()

@@ -316,7 +316,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             raise HTTPException(429, f"too many new games from this address; try again in "
                                      f"{retry} s", headers={"Retry-After": str(retry)})
         try:
-            out = await games().create(body)
+            out = await games().create(body, owner=_client(request))
         except SetupError as exc:
             raise HTTPException(422, str(exc)) from None
         except StoreError as exc:

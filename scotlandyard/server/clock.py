@@ -249,8 +249,10 @@ class RoomClock:
         legal = [m for m in game.legal_moves() if (m.piece or game.to_move) == piece]
         seat = Seat(piece, "ai", self.clock.config.agent)
         seat.build_agent()
+        # Mr X's stand-in is paced as an AI Mr X is (finding 7): its think time must not show
+        pace = room.reply_pace(seat, piece) if piece == MR_X else 0.0
         try:
-            move = await room.server.thinker.choose(room, seat, piece, legal)
+            move = await room.server.thinker.choose(room, seat, piece, legal, pace=pace)
         except Exception:  # the agent failed: a random legal move
             move = legal[seat.rng.randrange(len(legal))]
         if room.closed or game.ply != version or move not in legal:

@@ -40,7 +40,8 @@ class Limits:
     in the database and is loaded again by its next token). Finished games leave at once."""
     heavy_ai: int = 2
     """AI moves of the strongest levels (``hard``, ``max``) computed at once, server-wide; the
-    others wait their turn in order. Cheaper levels never wait behind them."""
+    others wait their turn: the addresses that created their games in turn, each one's in
+    order (``thinker.FairLane``). Cheaper levels never wait behind them."""
     db_wait: float = 5.0
     """A database write waits this long for a lock held by another process (a backup, the
     ``sqlite3`` shell), then is refused with a clear error; nothing is lost (the move was not

@@ -60,7 +60,7 @@ from .store import (
     StoredSeat,
     StoreError,
 )
-from .thinker import MR_X_PACE, Thinker, _side, paced_wait
+from .thinker import MR_X_PACE, Thinker, _side
 from .tokens import Role, commitment_hash, token_hash, token_scope
 from .viewtext import ViewEncoder
 
@@ -239,6 +239,10 @@ class Room:
         self.clock = (RoomClock(self, ClockConfig.from_dict(clock), clock_state)
                       if isinstance(clock, dict) else None)
         self.again = Again(self)
+        self.owner = game_id
+        """Who the heavy AI lane counts this game's moves against (:class:`~.thinker.FairLane`):
+        the address that created it, while this process has it in memory since then; else the
+        game itself."""
 
     # ---- seats and their players -----------------------------------------------------------------
     def humans(self) -> set[str]:
@@ -930,16 +934,16 @@ class Room:
             seat = self.seats[group[0]]
             legal = [m for m in game.legal_moves()
                      if (m.piece or game.to_move) in group]
+            pace = self.reply_pace(seat, group[0])
+            paced = group[0] == MR_X and pace > 0  # the thinker paces his think (finding 7)
             try:
-                move = await self.server.thinker.choose(self, seat, group[0], legal)
+                move = await self.server.thinker.choose(self, seat, group[0], legal,
+                                                        pace=pace if paced else 0.0)
             except Exception as exc:
                 log.error("game %s: agent %s failed (%s); a random move is played instead",
                           self.id, seat.agent, type(exc).__name__)
                 move = legal[seat.rng.randrange(len(legal))]
-            pace = self.reply_pace(seat, group[0])
-            if group[0] == MR_X and pace > 0:
-                await asyncio.sleep(paced_wait(time.monotonic() - started, pace))
-            else:  # the detectives: at least ai_delay, so people can follow
+            if not paced:  # the detectives: at least ai_delay, so people can follow
                 await asyncio.sleep(max(0.0, pace - (time.monotonic() - started)))
             if self.closed or game.ply != version or self.seats.get(group[0]) is not seat:
                 continue  # the game moved on (a human moved, a seat changed): think again
@@ -1078,11 +1082,12 @@ class GameServer:
 
     def archive_idle(self) -> int:
         """Drop from memory the games that nobody watches and where no AI is to move, idle for
-        ``idle_seconds`` (finished games: at once); they stay in the database. Returns how many."""
+        ``idle_seconds`` (finished games, on the board or on time: at once); they stay in the
+        database. Returns how many."""
         now = time.monotonic()
         idle = [r for r in self.rooms.values()
                 if not r.connections and not r.ai_busy()
-                and (r.game.is_over() or now - r.last_active >= self.limits.idle_seconds)]
+                and (r.over() or now - r.last_active >= self.limits.idle_seconds)]
         for room in idle:
             self.evict(room)
         return len(idle)
@@ -1134,7 +1139,8 @@ class GameServer:
             read = await self.db.read(self._read_game, game_id)
             if read is None:
                 return None
-            room = self._rebuild(*read)
+            stored, facts, chat = read
+            room = self._rebuild(stored, facts)
         except UNAVAILABLE:
             raise  # the database cannot be used now: not the game's fault
         except StoreError as exc:
@@ -1143,7 +1149,6 @@ class GameServer:
             log.error("game %s quarantined: its stored record is damaged: %s", game_id, why)
             raise GameDamaged(why) from None
         self.rooms[game_id] = room
-        chat = await self.db.read(self.store.chat, game_id)
         room.chat.rows = chat
         room.chat_delivered = chat[-1][0] if chat else 0
         if self.store.shared:
@@ -1163,7 +1168,12 @@ class GameServer:
         quarantined)."""
         if not token or len(token) > 200:
             return None
-        found = await self.db.read(self.store.find_token, token_hash(token))
+        try:
+            found = await self.db.read(self.store.find_token, token_hash(token))
+        except UNAVAILABLE:
+            raise
+        except StoreError as exc:  # the token's row is damaged (not UTF-8)
+            raise GameDamaged(str(exc)) from None
         if found is None or not secrets.compare_digest(found[0], game_id):
             return None
         loaded = game_id in self.rooms
@@ -1176,7 +1186,10 @@ class GameServer:
             room = await self.room(game_id)
             if room is None:
                 return None
-        role, pieces = token_scope(found[1], room.game.pieces)
+        try:
+            role, pieces = token_scope(found[1], room.game.pieces)
+        except StoreError:  # a token stored with a name no token has: that token is damaged
+            raise GameDamaged(f"game {game_id}: a token is stored with an unknown name") from None
         return room, found[1], role, pieces
 
     def announce(self, room: Room, ask: bool = False) -> None:
@@ -1197,10 +1210,15 @@ class GameServer:
                                    and room.id not in self.store.locked_games(check=False)):
             self.evict(room)
 
-    def _read_game(self, game_id: str) -> tuple[StoredGame, RoomFacts] | None:
-        """Database thread: a stored game and the rest of its rows (``None``: no such game)."""
+    def _read_game(self, game_id: str) -> tuple[StoredGame, RoomFacts,
+                                                list[tuple[int, float, str, str, str]]] | None:
+        """Database thread: a stored game, the rest of its rows and its chat (``None``: no
+        such game). Every row is read before the room exists, so a damaged one (a chat
+        message that is not UTF-8...) quarantines the game instead of failing half-loaded."""
         stored = self.store.load_game(game_id)
-        return None if stored is None else (stored, self._facts(game_id))
+        if stored is None:
+            return None
+        return stored, self._facts(game_id), self.store.chat(game_id)
 
     def _facts(self, game_id: str) -> RoomFacts:
         public, options = self.store.options(game_id)
@@ -1264,9 +1282,10 @@ class GameServer:
                     and stored.status == "over" else None)
 
     # ---- creation -------------------------------------------------------------------------------
-    async def create(self, req: CreateGame) -> dict[str, Any]:
+    async def create(self, req: CreateGame, owner: str | None = None) -> dict[str, Any]:
         """Create a game from a ``POST /api/games`` body; raise :class:`SetupError` if it
-        cannot be made. Returns the response body (tokens and links)."""
+        cannot be made. Returns the response body (tokens and links). ``owner``: the client
+        address that asked (:attr:`Room.owner`)."""
         rules = self._rules(req)
         unknown = [p for p in req.seats if p not in rules.pieces]
         if unknown:
@@ -1308,11 +1327,12 @@ class GameServer:
                            public=req.public)
         return await self.open_game(rules, req.preset, seats, names, hotseat=req.hotseat,
                               seed=req.seed, public=req.public, options=options,
-                              you=req.play_as)
+                              you=req.play_as, owner=owner)
 
     async def open_game(self, rules: Rules, preset: str, seats: dict[str, Seat],
                         names: list[str], *, hotseat: bool, seed: int | None, public: bool,
-                        options: dict[str, Any], you: str | None) -> dict[str, Any]:
+                        options: dict[str, Any], you: str | None,
+                        owner: str | None = None) -> dict[str, Any]:
         """Store and start a new game with tokens ``names``; the ``POST /api/games`` answer."""
         game = Game.new(rules, start=draw_server_start(rules, seed))
         game_id = secrets.token_urlsafe(9)
@@ -1324,6 +1344,8 @@ class GameServer:
             public=public, options=options)
         room = Room(self, game_id, game, preset, seats, hotseat, [], public=public,
                     options=options, issued=list(names))
+        if owner is not None:
+            room.owner = owner
         self.rooms[game_id] = room
         if public:
             self.lobby_changed()

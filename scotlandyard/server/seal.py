@@ -43,7 +43,18 @@ def commitment(game_id: str, slot: int, station: int, salt: str) -> str:
 
 
 def verify_seal(state: dict[str, Any]) -> SealReport:
-    """Check a finished game's seals and Mr X's opened journey (see the module's docstring)."""
+    """Check a finished game's seals and Mr X's opened journey (see the module's docstring).
+    A state that is not a finished game's (the server that sent it may be the cheat: a field
+    missing or of the wrong kind, a move that does not read) is a failed check, never an
+    exception."""
+    try:
+        return _verify(state)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        why = f"{type(exc).__name__}: {exc}"
+        return SealReport(False, 0, [f"not the state of a finished game ({why[:200]})"])
+
+
+def _verify(state: dict[str, Any]) -> SealReport:
     problems: list[str] = []
     try:
         game_id = str(state["game_id"])

@@ -387,7 +387,7 @@ class Store:
     # ---- reads ----------------------------------------------------------------------------
     def find_token(self, token_hash: str) -> tuple[str, str] | None:
         """(game_id, token name) of a token hash, or ``None``."""
-        with self._read() as db:
+        with self._read() as db, _utf8("a stored token"):
             row = db.execute("SELECT game_id, name FROM tokens WHERE hash = ?",
                              (token_hash,)).fetchone()
         return None if row is None else (row[0], row[1])
@@ -427,13 +427,8 @@ class Store:
     def load_game(self, game_id: str) -> StoredGame | None:
         """Everything stored about one game, or ``None``. Raises :class:`StoreError` for a
         row that cannot be a game (its message names the field, never its content)."""
-        with self._read() as db:
-            try:
-                return self._load(db, game_id)
-            except sqlite3.OperationalError as exc:
-                if "decode" in str(exc).lower():  # sqlite3's message quotes the bad bytes
-                    raise StoreError(f"game {game_id}: a text field is not valid UTF-8") from None
-                raise
+        with self._read() as db, _utf8(f"game {game_id}"):
+            return self._load(db, game_id)
 
     @staticmethod
     def _load(db: sqlite3.Connection, game_id: str) -> StoredGame | None:
@@ -509,7 +504,7 @@ class Store:
     # ---- lobby, options, clocks, chat (the tables of _SCHEMA_2) ---------------------------------
     def options(self, game_id: str) -> tuple[bool, dict[str, Any]]:
         """(public, options) of a game (a game stored before options existed: private, ``{}``)."""
-        with self._read() as db:
+        with self._read() as db, _utf8(f"game {game_id}"):
             row = db.execute("SELECT public, options FROM game_options WHERE game_id = ?",
                              (game_id,)).fetchone()
         if row is None:
@@ -529,7 +524,7 @@ class Store:
 
     def token_names(self, game_id: str) -> list[str]:
         """The names of the tokens issued for a game."""
-        with self._read() as db:
+        with self._read() as db, _utf8(f"game {game_id}"):
             return [r[0] for r in db.execute(
                 "SELECT name FROM tokens WHERE game_id = ? ORDER BY name", (game_id,))]
 
@@ -548,41 +543,67 @@ class Store:
     def lobby_games(self, limit: int) -> list[LobbyRow]:
         """What the lobby lists of the newest public games still being played, in three
         indexed queries (no game is loaded: no moves, no start, no commitments). A damaged row
-        is left out (loading the game reports it)."""
+        is left out (loading the game reports it): one with text that is not UTF-8 too, which
+        SQLite refuses for the whole query, so the games are then read one by one."""
         with self._read() as db:
-            rows = db.execute(
-                "SELECT g.id, g.created, g.preset, g.rules, o.options, "
-                "(SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id) "
-                "FROM games g JOIN game_options o ON o.game_id = g.id "
+            try:
+                return self._lobby_rows(db, limit)
+            except sqlite3.OperationalError as exc:
+                if not _not_utf8(exc):
+                    raise
+            ids = [r[0] for r in db.execute(
+                "SELECT g.id FROM games g JOIN game_options o ON o.game_id = g.id "
                 "WHERE o.public = 1 AND g.status = 'playing' "
-                "ORDER BY g.created DESC LIMIT ?", (limit,)).fetchall()
-            ids = [r[0] for r in rows]
-            seats: dict[str, dict[str, StoredSeat]] = {gid: {} for gid in ids}
-            names: dict[str, list[str]] = {gid: [] for gid in ids}
-            if ids:
-                marks = ", ".join("?" * len(ids))
-                for gid, piece, kind, agent, note in db.execute(
-                        "SELECT game_id, piece, kind, agent, note FROM seats "
-                        f"WHERE game_id IN ({marks})", ids):
-                    seats[gid][piece] = StoredSeat(piece, kind, agent, note)
-                for gid, name in db.execute(
-                        f"SELECT game_id, name FROM tokens WHERE game_id IN ({marks}) "
-                        "ORDER BY name", ids):
-                    names[gid].append(name)
+                "ORDER BY g.created DESC LIMIT ?", (limit,))]
+            out = []
+            for gid in ids:
+                try:
+                    out.extend(self._lobby_rows(db, 1, gid))
+                except sqlite3.OperationalError as exc:
+                    if not _not_utf8(exc):
+                        raise
+            return out
+
+    @staticmethod
+    def _lobby_rows(db: sqlite3.Connection, limit: int,
+                    only: str | None = None) -> list[LobbyRow]:
+        """:meth:`lobby_games`' queries (``only``: that game alone)."""
+        where = "" if only is None else "AND g.id = ? "
+        rows = db.execute(
+            "SELECT g.id, g.created, g.preset, g.rules, o.options, "
+            "(SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id) "
+            "FROM games g JOIN game_options o ON o.game_id = g.id "
+            f"WHERE o.public = 1 AND g.status = 'playing' {where}"
+            "ORDER BY g.created DESC LIMIT ?",
+            (limit,) if only is None else (only, limit)).fetchall()
+        ids = [r[0] for r in rows]
+        seats: dict[str, dict[str, StoredSeat]] = {gid: {} for gid in ids}
+        names: dict[str, list[str]] = {gid: [] for gid in ids}
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            for gid, piece, kind, agent, note in db.execute(
+                    "SELECT game_id, piece, kind, agent, note FROM seats "
+                    f"WHERE game_id IN ({marks})", ids):
+                seats[gid][piece] = StoredSeat(piece, kind, agent, note)
+            for gid, name in db.execute(
+                    f"SELECT game_id, name FROM tokens WHERE game_id IN ({marks}) "
+                    "ORDER BY name", ids):
+                names[gid].append(name)
         out = []
         for gid, created, preset, rules_text, options_text, ply in rows:
             try:
                 rules, options = json.loads(rules_text), json.loads(options_text)
             except (ValueError, TypeError, RecursionError):
                 continue
-            if isinstance(rules, dict) and isinstance(options, dict):
+            if (isinstance(rules, dict) and isinstance(options, dict)
+                    and isinstance(created, int | float)):
                 out.append(LobbyRow(gid, created, preset, rules, options, int(ply), seats[gid],
                                     names[gid]))
         return out
 
     def clock(self, game_id: str) -> dict[str, Any] | None:
         """A game's stored clock state, or ``None``."""
-        with self._read() as db:
+        with self._read() as db, _utf8(f"game {game_id}"):
             row = db.execute("SELECT state FROM clocks WHERE game_id = ?", (game_id,)).fetchone()
         if row is None:
             return None
@@ -618,7 +639,7 @@ class Store:
 
     def adjudication(self, game_id: str) -> dict[str, Any] | None:
         """The stored outcome of a game that ended off the board, or ``None``."""
-        with self._read() as db:
+        with self._read() as db, _utf8(f"game {game_id}"):
             row = db.execute("SELECT outcome FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None or row[0] is None:
             return None
@@ -639,10 +660,27 @@ class Store:
 
     def chat(self, game_id: str) -> list[tuple[int, float, str, str, str]]:
         """Every chat message of a game: (n, at, channel, author, text), oldest first."""
-        with self._read() as db:
+        with self._read() as db, _utf8(f"game {game_id}"):
             return [(r[0], r[1], r[2], r[3], r[4]) for r in db.execute(
                 "SELECT n, at, channel, author, text FROM chat WHERE game_id = ? ORDER BY n",
                 (game_id,))]
+
+
+@contextlib.contextmanager
+def _utf8(what: str) -> Iterator[None]:
+    """Turn SQLite's refusal to decode a text field that is not UTF-8 (a damaged row) into a
+    :class:`StoreError` naming ``what`` (a game: it is quarantined), never the bad bytes, which
+    sqlite3's own message quotes."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if _not_utf8(exc):
+            raise StoreError(f"{what}: a text field is not valid UTF-8") from None
+        raise
+
+
+def _not_utf8(exc: sqlite3.OperationalError) -> bool:
+    return "decode" in str(exc).lower()
 
 
 def _station(value: object) -> int:

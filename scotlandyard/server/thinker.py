@@ -4,12 +4,15 @@ processes (:func:`think` on a :class:`ThinkJob`) or in threads."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import multiprocessing
 import os
 import random
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -86,9 +89,13 @@ def think(job: ThinkJob) -> str:
 HEAVY_LEVELS = frozenset({"hard", "max"})
 """The levels that think for seconds a move: at most ``Limits.heavy_ai`` of them at once."""
 
-MR_X_PACE = {"medium": 1.0, "hard": 3.0, "max": 10.0}
+MR_X_PACE = {"medium": 1.0, "hard": 3.0, "max": 20.0}
 """Seconds an AI Mr X of these levels takes for every move, as others see it (at least the
-server's ``ai_delay``): his think time depends on his true position, so it must not show."""
+server's ``ai_delay``): his think time depends on his true position, so it must not show. A
+heavy level's pace covers its longest think: ``hard`` 1.2 s, 1.8 s with a double move's second
+search; ``max`` 10 s, 15 s with one (a time-bound search always runs to its end, so at 10 s
+every move overran to 20 s anyway, and a move with no search at all, one legal move, showed as
+10 s)."""
 
 
 def paced_wait(elapsed: float, pace: float) -> float:
@@ -100,6 +107,66 @@ def paced_wait(elapsed: float, pace: float) -> float:
     return max(1, math.ceil(elapsed / pace - 1e-9)) * pace - elapsed
 
 
+class FairLane:
+    """At most ``slots`` holders at once; those who wait are served by owner in turn (round
+    robin), and each owner's in the order they asked. An owner is who a game's moves count
+    against (:attr:`Room.owner <scotlandyard.server.rooms.Room.owner>`: the address that
+    created it), so one client with many games gets one turn in every round, not one per
+    game: the others' moves never wait behind all of its games."""
+
+    def __init__(self, slots: int) -> None:
+        """A free lane of ``slots`` (at least 1)."""
+        self.slots = max(1, slots)
+        self.busy = 0
+        self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+
+    @property
+    def waiting(self) -> int:
+        """How many wait now."""
+        return sum(len(q) for q in self._waiting.values())
+
+    @contextlib.asynccontextmanager
+    async def hold(self, owner: str) -> AsyncIterator[None]:
+        """Wait for a slot (in ``owner``'s turn), hold it for the block, then hand it on."""
+        await self._acquire(owner)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _acquire(self, owner: str) -> None:
+        if self.busy < self.slots and not self._waiting:
+            self.busy += 1
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(owner, deque()).append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self._release()  # handed a slot as it was cancelled: hand it on
+            else:
+                queue = self._waiting.get(owner)
+                if queue is not None and turn in queue:
+                    queue.remove(turn)
+                    if not queue:
+                        del self._waiting[owner]
+            raise
+
+    def _release(self) -> None:
+        while self._waiting:
+            owner, queue = next(iter(self._waiting.items()))
+            turn = queue.popleft()
+            if queue:
+                self._waiting.move_to_end(owner)  # its next one waits for the other owners
+            else:
+                del self._waiting[owner]
+            if not turn.done():
+                turn.set_result(None)  # the slot passes on: busy stays
+                return
+        self.busy -= 1
+
+
 class Thinker:
     """Runs AI seats' ``choose`` off the event loop: in worker processes (``workers`` >= 1:
     thinking never holds this process's GIL, and AI seats of different games think in
@@ -108,7 +175,8 @@ class Thinker:
     A fair queue: every game has at most one move being thought at a time, and moves are
     served in the order they were asked for. The strongest levels (:data:`HEAVY_LEVELS`) go
     through a lane of their own, ``heavy`` at a time server-wide, so a cheap level never waits
-    behind them."""
+    behind them; that lane serves the games' owners (the addresses that created them) in turn
+    (:class:`FairLane`)."""
 
     def __init__(self, workers: int = 0, heavy: int = 2) -> None:
         """``workers`` processes (started on first use), or 0 for threads; ``heavy``: how many
@@ -119,7 +187,7 @@ class Thinker:
         self.heavy = max(1, heavy)
         self._pool: ProcessPoolExecutor | None = None
         self._broken = 0
-        self._heavy_lane = asyncio.Semaphore(self.heavy)
+        self._heavy_lane = FairLane(self.heavy)
         self._threads = ThreadPoolExecutor(max(4, os.cpu_count() or 1),
                                            thread_name_prefix="sy-ai")
         self._heavy_threads = ThreadPoolExecutor(self.heavy, thread_name_prefix="sy-ai-heavy")
@@ -139,12 +207,33 @@ class Thinker:
             for _ in range(self.workers):
                 pool.submit(_worker_ready)
 
-    async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move]) -> Move:
-        """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position."""
-        if (seat.plays or "random") not in HEAVY_LEVELS:
-            return await self._choose(room, seat, piece, legal, "light")
-        async with self._heavy_lane:  # FIFO: heavy moves are served in the order asked
-            return await self._choose(room, seat, piece, legal, "heavy")
+    async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move], *,
+                     pace: float = 0.0) -> Move:
+        """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position.
+        ``pace`` > 0: the move (or the agent's error) comes back at a whole multiple of
+        ``pace`` seconds from when the think began (:func:`paced_wait`), after the lane was
+        free: the time waited in the heavy lane's queue (other games' moves) shows as it is,
+        the think's own time does not, and the two never add up across a multiple."""
+        began = time.monotonic()
+        failed: Exception | None = None
+        move: Move | None = None
+        try:
+            if (seat.plays or "random") not in HEAVY_LEVELS:
+                move = await self._choose(room, seat, piece, legal, "light")
+            else:
+                async with self._heavy_lane.hold(room.owner):  # owners in turn
+                    began = time.monotonic()
+                    move = await self._choose(room, seat, piece, legal, "heavy")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # paced too: an error must not come back sooner
+            failed = exc
+        if pace > 0:
+            await asyncio.sleep(paced_wait(time.monotonic() - began, pace))
+        if failed is not None:
+            raise failed
+        assert move is not None
+        return move
 
     async def _choose(self, room: Room, seat: Seat, piece: str, legal: list[Move],
                       lane: str) -> Move:
