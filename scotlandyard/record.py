@@ -75,6 +75,35 @@ MAX_NUMBER_DIGITS = 20
 """The longest number in a record: a seed (< 2**64: the arena's seeds are 64-bit, up to 20
 digits); stations and rounds are short."""
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_NUMBER_DIGITS + 1},}}")
+QUOTE_LIMIT = 80
+"""The most characters of its input an error quotes (then ``...``): a line of 500,000
+characters is named by its start, not echoed back whole."""
+MESSAGE_LIMIT = 600
+"""The longest error message (then ``...``), whatever an inner check quoted."""
+
+
+def _q(value: Any) -> str:
+    """``repr(value)`` for an error message, cut after :data:`QUOTE_LIMIT` characters."""
+    if isinstance(value, str) and len(value) > QUOTE_LIMIT:
+        return repr(value[:QUOTE_LIMIT]) + "..."
+    text = repr(value)
+    return text if len(text) <= QUOTE_LIMIT + 2 else text[:QUOTE_LIMIT] + "..."
+
+
+def _cut(text: str) -> str:
+    """``text`` from the input, unquoted, cut after :data:`QUOTE_LIMIT` characters."""
+    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + "..."
+
+
+def _names(names: Iterable[Any], most: int = 12) -> str:
+    """Names from the input, comma separated for an error message: each cut as :func:`_q`
+    cuts, and at most ``most`` of them (then how many more)."""
+    items = list(names)
+    out = [n if isinstance(n, str) and len(n) <= QUOTE_LIMIT and n.isprintable() else _q(n)
+           for n in items[:most]]
+    if len(items) > most:
+        out.append(f"and {len(items) - most:,} more")
+    return ", ".join(out)
 
 
 def _json_depth(text: str) -> int:
@@ -123,6 +152,8 @@ class RecordError(ValueError):
 
     def __init__(self, message: str, *, ply: int | None = None, round: int | None = None,
                  piece: str | None = None, line: int | None = None) -> None:
+        if len(message) > MESSAGE_LIMIT:
+            message = message[:MESSAGE_LIMIT] + "..."
         super().__init__(message)
         self.ply = ply
         self.round = round
@@ -194,16 +225,17 @@ def _decode_setting(name: str, kind: SettingKind, text: str) -> Any:
             return True
         if t.lower() in ("false", "no", "0"):
             return False
-        raise ValueError(f"{name} is true or false, not {text!r}")
+        raise ValueError(f"{name} is true or false, not {_q(text)}")
     if kind == "int":
         if not re.fullmatch(r"-?\d+", t):
-            raise ValueError(f"{name} is a whole number, not {text!r}")
+            raise ValueError(f"{name} is a whole number, not {_q(text)}")
         return int(t)
     if kind == "ints?" and t.lower() in ("none", "-"):
         return None
     parts = t.replace(",", " ").split()
     if not all(re.fullmatch(r"-?\d+", p) for p in parts):
-        raise ValueError(f"{name} is a list of whole numbers separated by spaces, not {text!r}")
+        raise ValueError(f"{name} is a list of whole numbers separated by spaces, not "
+                         f"{_q(text)}")
     return tuple(int(p) for p in parts)
 
 
@@ -235,7 +267,7 @@ def _rules_from(preset: str | None, settings: Mapping[str, Any]) -> Rules:
     """Rules from a preset name and settings (settings win; missing ones come from the preset)."""
     unknown = sorted(set(settings) - set(SETTING_KINDS))
     if unknown:
-        raise RecordError(f"unknown rule setting(s): {', '.join(unknown)} "
+        raise RecordError(f"unknown rule setting(s): {_names(unknown)} "
                           f"(known: {', '.join(SETTING_KINDS)})")
     try:
         if preset is None:
@@ -243,7 +275,7 @@ def _rules_from(preset: str | None, settings: Mapping[str, Any]) -> Rules:
         try:
             info = preset_info(preset)
         except RulesError:
-            raise RecordError(f"unknown rules preset {preset!r} ({', '.join(Rules.PRESETS)})") \
+            raise RecordError(f"unknown rules preset {_q(preset)} ({', '.join(Rules.PRESETS)})") \
                 from None
         det = settings.get("detectives")
         base = _preset_rules(info, det if isinstance(det, int) and not isinstance(det, bool)
@@ -504,12 +536,13 @@ class Record:
         version = data.get("version")
         if not isinstance(version, int) or isinstance(version, bool) \
                 or not 1 <= version <= VERSION:
-            raise RecordError(f"unsupported record version {version!r} (this reads 1..{VERSION})")
+            raise RecordError(f"unsupported record version {_q(version)} (this reads "
+                              f"1..{VERSION})")
         known = {"format", "version", "event", "date", "preset", "visibility", "seed",
                  "result", "players", "start", "tags", "rules", "moves", "mr_x_start"}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise RecordError(f"unknown field(s) in JSON record: {', '.join(unknown)}")
+            raise RecordError(f"unknown field(s) in JSON record: {_names(unknown)}")
         rules_data = data.get("rules")
         if not isinstance(rules_data, dict):
             raise RecordError("\"rules\" must be an object of rule settings")
@@ -518,10 +551,10 @@ class Record:
                                      for k, v in rules_data.items()})
         visibility = data.get("visibility", "full")
         if visibility not in ("full", "public"):
-            raise RecordError(f"\"visibility\" is \"full\" or \"public\", not {visibility!r}")
+            raise RecordError(f"\"visibility\" is \"full\" or \"public\", not {_q(visibility)}")
         seed = data.get("seed")
         if seed is not None and not _is_int(seed):
-            raise RecordError(f"\"seed\" is a whole number or null, not {seed!r}")
+            raise RecordError(f"\"seed\" is a whole number or null, not {_q(seed)}")
         result = data.get("result")
         outcome = None
         if result is not None:
@@ -548,7 +581,7 @@ class Record:
             moves.append((m["round"], m["piece"], m["move"], None))
         mr_x_start = data.get("mr_x_start", "deck")
         if mr_x_start not in ("deck", "anywhere"):
-            raise RecordError(f"\"mr_x_start\" is \"deck\" or \"anywhere\", not {mr_x_start!r}")
+            raise RecordError(f"\"mr_x_start\" is \"deck\" or \"anywhere\", not {_q(mr_x_start)}")
         return _build(rules=rules, preset=preset, hidden=visibility == "public",
                       start_anywhere=mr_x_start == "anywhere",
                       event=_opt_str(data, "event"), date=_opt_str(data, "date"), seed=seed,
@@ -586,13 +619,13 @@ class Record:
     def _validate_meta(self) -> None:
         for piece in self.players:
             if piece not in self.rules.pieces:
-                raise RecordError(f"players: these rules have no piece {piece!r} "
+                raise RecordError(f"players: these rules have no piece {_q(piece)} "
                                   f"(pieces: {', '.join(self.rules.pieces)})")
         if self.date is not None:
             try:
                 _dt.datetime.fromisoformat(self.date)
             except ValueError:
-                raise RecordError(f"date {self.date!r} is not an ISO date (e.g. 2025-06-01)") \
+                raise RecordError(f"date {_q(self.date)} is not an ISO date (e.g. 2025-06-01)") \
                     from None
 
     def _new_game(self, start: dict[str, int]) -> Game:
@@ -700,7 +733,7 @@ class Record:
 
 def _where(ply: int, rm: RecordMove) -> str:
     at = f"line {rm.line}, " if rm.line is not None else ""
-    return f"{at}move {ply} (round {rm.round}, {rm.piece})"
+    return f"{at}move {ply} (round {rm.round}, {_cut(rm.piece)})"
 
 
 def _plain(move: Move) -> str:
@@ -773,7 +806,7 @@ def _is_int(x: Any) -> bool:
 def _opt_str(data: Mapping[str, Any], key: str) -> str | None:
     v = data.get(key)
     if v is not None and not isinstance(v, str):
-        raise RecordError(f"\"{key}\" is text or null, not {v!r}")
+        raise RecordError(f"\"{key}\" is text or null, not {_q(v)}")
     return v
 
 
@@ -786,13 +819,13 @@ def _str_map(v: Any, name: str) -> dict[str, str]:
 
 def _outcome(winner: Any, reason: Any, rnd: Any, piece: Any) -> Outcome:
     if winner not in _WINNERS:
-        raise RecordError(f"result: winner is mr_x or detectives, not {winner!r}")
+        raise RecordError(f"result: winner is mr_x or detectives, not {_q(winner)}")
     if reason not in _REASONS:
-        raise RecordError(f"result: reason is one of {', '.join(_REASONS)}, not {reason!r}")
+        raise RecordError(f"result: reason is one of {', '.join(_REASONS)}, not {_q(reason)}")
     if not _is_int(rnd) or rnd < 1:
-        raise RecordError(f"result: the end round is a whole number >= 1, not {rnd!r}")
+        raise RecordError(f"result: the end round is a whole number >= 1, not {_q(rnd)}")
     if piece is not None and not (isinstance(piece, str) and is_piece_id(piece)):
-        raise RecordError(f"result: the capturing piece is a piece id, not {piece!r}")
+        raise RecordError(f"result: the capturing piece is a piece id, not {_q(piece)}")
     return Outcome(Winner(winner), Reason(reason), rnd, piece)
 
 
@@ -804,7 +837,7 @@ def _build(*, rules: Rules, preset: str | None, hidden: bool, start_anywhere: bo
     """Check and normalize what either format read into a :class:`Record`."""
     for p in start:
         if p not in rules.pieces:
-            raise RecordError(f"start: these rules have no piece {p!r} "
+            raise RecordError(f"start: these rules have no piece {_q(p)} "
                               f"(pieces: {', '.join(rules.pieces)})")
     moves: list[RecordMove] = []
     any_hidden = False
@@ -812,7 +845,7 @@ def _build(*, rules: Rules, preset: str | None, hidden: bool, start_anywhere: bo
     for i, (rnd, piece, text, line) in enumerate(raw_moves, 1):
         here = RecordMove(piece, text, rnd, line)
         if piece not in rules.pieces:
-            raise _move_error(i, here, f"these rules have no piece {piece!r} "
+            raise _move_error(i, here, f"these rules have no piece {_q(piece)} "
                               f"(pieces: {', '.join(rules.pieces)})")
         if rnd < last_round:
             raise _move_error(i, here, f"round {rnd} comes after round {last_round}")
@@ -821,11 +854,13 @@ def _build(*, rules: Rules, preset: str | None, hidden: bool, start_anywhere: bo
         if _has_prefix(body):
             named, body = body.split(":", 1)
             if named.upper() != piece:
-                raise _move_error(i, here, f"the move names {named.upper()} but is labelled "
+                raise _move_error(i, here, f"the move names {_q(named.upper())} but is labelled "
                                   f"{piece}")
         try:
             if piece == MR_X and "?" in body:
                 any_hidden = True
+                if len(body) > 40:  # as Move.parse: no log entry is longer
+                    raise NotationError(f"move text too long ({len(body)} characters)")
                 if body.endswith("!"):
                     raise NotationError("a voluntary reveal (!) shows its station")
                 norm = "+".join(f"{t.letter}{'?' if s is None else s}"
@@ -883,7 +918,7 @@ def _parse_text(text: str) -> Record:
                 raise RecordError(f"line {n}: a header after the moves", line=n)
             m = _HEADER.match(line)
             if not m:
-                raise RecordError(f"line {n}: cannot read header {line!r} (write "
+                raise RecordError(f"line {n}: cannot read header {_q(line)} (write "
                                   '[Key "value"] or [Setting name "value"])', line=n)
             key, name, value = m.group(1), m.group(2), _unescape(m.group(3))
             if key in ("Setting", "Player", "Start"):
@@ -892,7 +927,7 @@ def _parse_text(text: str) -> Record:
                                       f"{'setting' if key == 'Setting' else 'piece'}", line=n)
                 if key == "Setting":
                     if name not in SETTING_KINDS:
-                        raise RecordError(f"line {n}: unknown rule setting {name!r} (known: "
+                        raise RecordError(f"line {n}: unknown rule setting {_q(name)} (known: "
                                           f"{', '.join(SETTING_KINDS)})", line=n)
                     if name in settings:
                         raise RecordError(f"line {n}: setting {name} given twice", line=n)
@@ -904,12 +939,12 @@ def _parse_text(text: str) -> Record:
                     players[name.upper()] = value
                 else:
                     if not re.fullmatch(r"\d+", value.strip()):
-                        raise RecordError(f"line {n}: start station of {name} is a number, not "
-                                          f"{value!r}", line=n)
+                        raise RecordError(f"line {n}: start station of {_cut(name)} is a number, not "
+                                          f"{_q(value)}", line=n)
                     start[name.upper()] = int(value)
                 continue
             if name is not None:
-                raise RecordError(f"line {n}: cannot read header {line!r}", line=n)
+                raise RecordError(f"line {n}: cannot read header {_q(line)}", line=n)
             if key in _SINGLE_KEYS:
                 if key in single:
                     raise RecordError(f"line {n}: header {key} given twice", line=n)
@@ -931,7 +966,7 @@ def _parse_text(text: str) -> Record:
             lm = _LABEL.match(token)
             if not lm:
                 raise RecordError(f"line {n}: expected a round number like '3.' or a move like "
-                                  f"'D1: T92', found {token!r}", line=n)
+                                  f"'D1: T92', found {_q(token)}", line=n)
             if current_round is None:
                 raise RecordError(f"line {n}: moves come after a round number like '1.'", line=n)
             piece = lm.group(1).upper()
@@ -951,7 +986,7 @@ def _parse_text(text: str) -> Record:
         if got is None:
             return None
         if not re.fullmatch(r"-?\d+", got[0].strip()):
-            raise RecordError(f"line {got[1]}: {key} is a whole number, not {got[0]!r}",
+            raise RecordError(f"line {got[1]}: {key} is a whole number, not {_q(got[0])}",
                               line=got[1])
         return int(got[0])
 
@@ -963,7 +998,7 @@ def _parse_text(text: str) -> Record:
     rules = _rules_from(preset, settings)
     vis = get("Visibility")
     if vis is not None and vis[0] not in ("full", "public"):
-        raise RecordError(f"line {vis[1]}: Visibility is full or public, not {vis[0]!r}",
+        raise RecordError(f"line {vis[1]}: Visibility is full or public, not {_q(vis[0])}",
                           line=vis[1])
     outcome = None
     res = get("Result")
@@ -981,7 +1016,7 @@ def _parse_text(text: str) -> Record:
     anywhere = get("MrXStart")
     if anywhere is not None and anywhere[0] not in ("deck", "anywhere"):
         raise RecordError(f"line {anywhere[1]}: MrXStart is deck or anywhere, not "
-                          f"{anywhere[0]!r}", line=anywhere[1])
+                          f"{_q(anywhere[0])}", line=anywhere[1])
     return _build(rules=rules, preset=preset, hidden=bool(vis and vis[0] == "public"),
                   start_anywhere=bool(anywhere and anywhere[0] == "anywhere"),
                   event=header_value("Event"), date=header_value("Date"),

@@ -5,6 +5,7 @@ memory limit."""
 from __future__ import annotations
 
 import json
+import re
 import resource
 import subprocess
 import sys
@@ -75,3 +76,47 @@ def test_the_limits_at_the_loading_entry():
     rec = public_record()   # a normal record still reads, strings with brackets included
     rec["event"] = "[[[[[[[[[[{{{{{{{{ not nesting ]]]"
     assert Record.parse(json.dumps(rec)).event == rec["event"]
+
+
+def _huge_lines(d: Path) -> dict[str, Path]:
+    """One file for each place a record error quotes its input, each with 500,000 characters
+    there (a line of ``[``, a token, a header value, a JSON field name, a piece, a hidden
+    move)."""
+    big = 500_000
+    rec = public_record()
+    files = {
+        "brackets.sy": "[" * big + "\n",
+        "token.sy": "1. " + "Q" * big + "\n",
+        "setting.sy": '[Setting reveal_slots "' + "x" * big + '"]\n',
+        "seed.sy": '[Seed "' + "s" * big + '"]\n',
+        "visibility.sy": '[Visibility "' + "v" * big + '"]\n',
+        "hidden.sy": '[Rules "classic"]\n1. X: T?' + "+T?" * (big // 3) + "\n",
+        "field.json": json.dumps({**rec, "f" * big: 1}),
+        "piece.json": json.dumps({**rec, "moves": [{"round": 1, "piece": "P" * big,
+                                                     "move": "T1"}]}),
+        "event.json": json.dumps({**rec, "event": ["e" * big]}),
+        "settings.json": json.dumps({**rec, "rules": {f"r{i}" + "r" * 5000: 1
+                                                      for i in range(90)}}),
+    }
+    out = {}
+    for name, text in files.items():
+        (d / name).write_text(text)
+        out[name] = d / name
+    return out
+
+
+def test_an_error_quotes_at_most_80_characters_of_a_huge_line(tmp_path):
+    """A record error names the bad input by its first 80 characters and '...' (before, a
+    500 KB line of '[' came back whole in the error)."""
+    quote = 80  # scotlandyard.record.QUOTE_LIMIT
+    for name, path in _huge_lines(tmp_path).items():
+        out = check(path)
+        said = out.stderr + out.stdout
+        assert out.returncode == 1 and "Traceback" not in said, (name, said[-500:])
+        assert said.startswith("error: "), (name, said[:200])
+        assert len(said) < 700, (name, len(said), said[:300])
+        longest = max(len(run) for run in re.findall(r"(.)\1*", said))  # one character repeated
+        assert longest <= quote, (name, longest, said)
+    out = check(tmp_path / "brackets.sy")
+    assert out.stderr.strip() == ("error: line 1: cannot read header '" + "[" * quote
+                                  + "'... (write [Key \"value\"] or [Setting name \"value\"])")
