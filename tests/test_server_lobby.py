@@ -134,6 +134,42 @@ def test_the_lobby_is_limited_per_client_with_429_and_retry_after(tmp_path):
         assert c.post("/api/games", json={}).status_code == 201  # other requests go on
 
 
+def test_one_address_cannot_take_every_open_seat(tmp_path):
+    """Joins are limited per client address (default 30 a minute, bursts of 10: 429 with
+    Retry-After); before, one client took all 20 open seats of four public games at once,
+    and another address found none."""
+    import httpx
+
+    with TestClient(create_app(tmp_path / "g.sqlite3", ai_delay=0)) as c:
+        games = [create(c, detectives=5, public=True, play_as="X")["game_id"]
+                 for _ in range(4)]
+        taken, refused = 0, None
+        for gid in games:
+            for i in range(1, 6):
+                r = c.post(f"/api/games/{gid}/join", json={"seat": f"D{i}"})
+                if r.status_code == 429:
+                    refused = r
+                    break
+                assert r.status_code == 201, r.text
+                taken += 1
+            if refused is not None:
+                break
+        assert refused is not None, f"one address took all {taken} open seats"
+        assert 10 <= taken <= 12, taken  # the burst, and a refill or two on a slow machine
+        assert "too many seats taken from this address (at most 30 a minute)" in \
+            refused.json()["detail"]
+        assert 1 <= int(refused.headers["Retry-After"]) <= 3
+
+        async def join_from(address: str, gid: str) -> int:
+            transport = httpx.ASGITransport(app=c.app, client=(address, 4000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as h:
+                r = await h.post(f"/api/games/{gid}/join", json={"seat": "D5"})
+                return r.status_code
+
+        assert c.portal.call(join_from, "10.0.0.2", games[-1]) == 201  # others still join
+        assert c.get("/api/lobby").status_code == 200  # and other requests go on
+
+
 def test_the_lobby_loads_no_game_to_list_it(tmp_path, monkeypatch):
     """Games not in memory are listed from a few indexed queries, without loading any (no
     moves, no start); a game in memory adds who is connected."""

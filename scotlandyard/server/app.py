@@ -342,8 +342,14 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         return JSONResponse(body, headers=NO_STORE)
 
     @app.post("/api/games/{game_id}/join", status_code=201)
-    async def join(game_id: str, body: JoinRequest) -> JSONResponse:
+    async def join(game_id: str, body: JoinRequest, request: Request) -> JSONResponse:
         """Take an open seat of a public game: its token and link (409 when taken)."""
+        wait = clients.join_wait(_client(request))
+        if wait:
+            retry = max(1, math.ceil(wait))
+            raise HTTPException(429, f"too many seats taken from this address (at most "
+                                     f"{lim.joins_per_minute:g} a minute); try again in "
+                                     f"{retry} s", headers={"Retry-After": str(retry)})
         try:
             out = await join_game(games(), game_id, body.seat, body.side)
         except JoinError as exc:

@@ -166,8 +166,8 @@ def serve(
     limits = Limits(allowed_hosts=tuple(allowed_host or ()),
                     allowed_origins=tuple(allowed_origin or ()))
     if no_limits:
-        limits = replace(limits, games_per_minute=0, lobby_per_minute=0, sockets_per_client=0,
-                         sockets_per_token=0)
+        limits = replace(limits, games_per_minute=0, lobby_per_minute=0, joins_per_minute=0,
+                         sockets_per_client=0, sockets_per_token=0)
     from .store import Store, StoreError
 
     try:  # say why at once, before uvicorn starts (the app takes the lock again at start-up)

@@ -26,6 +26,13 @@ class Limits:
     429 with ``Retry-After``); the page asks every few seconds while it shows the lobby."""
     lobby_burst: int = 20
     """... and at once, before that rate applies."""
+    joins_per_minute: float = 30.0
+    """``POST /api/games/{id}/join`` requests (seats taken in public games) one client address
+    may make per minute on average (more: 429 with ``Retry-After``), so that one client cannot
+    take every open seat of every public game. A person takes one seat; a group behind one
+    address takes a few."""
+    joins_burst: int = 10
+    """... and at once, before that rate applies."""
     sockets_per_client: int = 256
     """Open WebSockets from one client address (more: the upgrade is refused with 429)."""
     sockets_per_token: int = 16
@@ -89,6 +96,7 @@ class ClientLimits:
         self.limits = limits
         self._create: dict[str, TokenBucket] = {}
         self._lobby: dict[str, TokenBucket] = {}
+        self._join: dict[str, TokenBucket] = {}
         self.sockets: dict[str, int] = {}
         self.token_sockets: dict[str, int] = {}
 
@@ -101,6 +109,12 @@ class ClientLimits:
         """0.0 if ``client`` may read the lobby now, else seconds to wait (answer 429)."""
         lim = self.limits
         return _wait(self._lobby, client, lim.lobby_per_minute, lim.lobby_burst)
+
+    def join_wait(self, client: str) -> float:
+        """0.0 if ``client`` may take a seat of a public game now, else seconds to wait
+        (answer 429)."""
+        lim = self.limits
+        return _wait(self._join, client, lim.joins_per_minute, lim.joins_burst)
 
     def open_socket(self, client: str, token_hash: str) -> str | None:
         """Count a socket; ``None`` if allowed, else why not (and nothing is counted)."""
