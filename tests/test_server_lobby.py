@@ -16,7 +16,7 @@ from scotlandyard.server.app import create_app
 from scotlandyard.server.lobby import join_name, open_seats, token_plan
 from scotlandyard.server.store import Store
 
-from .test_server_ws import Sockets, ask, create, recv, send, until
+from .test_server_ws import Sockets, ask, create, recv, rest_state, send, until
 
 pytestmark = pytest.mark.timeout(90)
 AI = {"kind": "ai", "agent": "random"}
@@ -351,6 +351,48 @@ def test_rematch_with_swapped_sides_sends_each_player_a_new_link(client, socks):
     assert st["role"] == "detectives" and st["seats"]["D1"]["kind"] == "human"
     assert st["seats"]["X"] == {**st["seats"]["X"], "kind": "ai", "agent": "random"}
     assert st["view"]["mr_x_station"] is None and st["version"] <= 1  # the AI may have moved
+
+
+def test_a_rematch_counts_against_the_creators_game_limit(tmp_path):
+    """A rematch is a new game: it takes from the game-creation bucket of the address that
+    created the game (Room.owner), or, for a game loaded from the database, of the player
+    whose acceptance starts it. Over the limit: ``rate_limited``, no game, the acceptances
+    stand (accepting again retries). Before, a bot holding every seat could loop capture ->
+    rematch past the per-address limit."""
+    from scotlandyard.server.limits import Limits
+
+    lim = Limits(games_per_minute=0.01, games_burst=1)  # one game, then none for ~100 min
+    with TestClient(create_app(tmp_path / "g.sqlite3", ai_delay=0, limits=lim)) as c:
+        socks = Sockets(c)
+        try:
+            g = create(c, detectives=1, seats={"D1": AI})
+            assert c.post("/api/games", json={}).status_code == 429  # the bucket is empty
+            wx, _, _ = socks.open(g, "X")
+            st = ask(wx, type="takeover", piece="X", agent="random")
+            later(wx, st, lambda m: m["view"]["outcome"] is not None)
+            err = ask(wx, type="rematch", swap=False)
+            assert err["type"] == "error" and err["code"] == "rate_limited", err
+            assert "too many new games from the address that created this game" in err["message"]
+            st = rest_state(c, g)
+            assert st["rematch"] == {"by": "X", "swap": False, "accepted": ["X"], "needed": ["X"]}
+            c.app.state.games.clients._create.clear()  # the bucket refills (time passes)
+            send(wx, type="rematch", swap=False)
+            ready = until(wx, lambda m: m["type"] == "rematch_ready")
+            assert ready["token_name"] == "X"
+            # a game loaded from the database: its creator is not known; the player who starts
+            # the rematch (this test's one address, whose bucket the rematch above emptied) pays
+            second = {"game_id": ready["game_id"], "tokens": {"X": ready["link"].split("#t=")[1]}}
+            wx2, _, _ = socks.open(second, "X")
+            st = ask(wx2, type="takeover", piece="X", agent="random")
+            later(wx2, st, lambda m: m["view"]["outcome"] is not None)
+            socks.close_all()  # a finished game without sockets leaves memory at once
+            assert second["game_id"] not in c.app.state.games.rooms
+            wx2, _, _ = socks.open(second, "X")
+            assert c.app.state.games.rooms[second["game_id"]].owner == second["game_id"]
+            err = ask(wx2, type="rematch", swap=False)
+            assert err["type"] == "error" and err["code"] == "rate_limited", err
+        finally:
+            socks.close_all()
 
 
 def test_takeback_against_the_ai_and_by_agreement(client, socks):

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ..move import MR_X
@@ -88,15 +89,35 @@ class Again:
             self.offer = {"by": conn.token_name, "swap": msg.swap, "accepted": set()}
         self.offer["accepted"].add(conn.token_name)
         if self._players() <= self.offer["accepted"]:
-            await self._start()
+            try:
+                await self._start(conn, cid)
+            except ProtocolError:
+                room.broadcast_state()  # the acceptances stand: accepting again retries
+                raise
         room.broadcast_state()
 
-    async def _start(self) -> None:
-        """Every player accepted: open the new game and send each its link."""
+    def _creator(self, conn: Connection) -> str:
+        """Whose game-creation bucket a rematch takes from: the address that created this
+        game (:attr:`Room.owner <scotlandyard.server.rooms.Room.owner>`), or, when this
+        process does not know it (the game was loaded from the database), the address of
+        the player whose acceptance starts the rematch."""
+        owner = self.room.owner
+        return conn.client if owner == self.room.id else owner
+
+    async def _start(self, conn: Connection, cid: Any) -> None:
+        """Every player accepted: open the new game and send each its link (unless the
+        creator's address has made too many games lately: ``rate_limited``, nothing made)."""
         from .rooms import Seat  # the room module imports this one
 
         room = self.room
         assert self.offer is not None
+        owner = self._creator(conn)
+        wait = room.server.clients.create_wait(owner)
+        if wait:
+            retry = max(1, math.ceil(wait))
+            raise ProtocolError("rate_limited", f"too many new games from the address that "
+                                f"created this game; the rematch can start in {retry} s "
+                                "(accept it again then)", cid)
         swap = bool(self.offer["swap"])
         accepted: set[str] = set(self.offer["accepted"])
         pieces = room.game.pieces
@@ -126,7 +147,7 @@ class Again:
         out = await room.server.open_game(room.game.rules, room.preset, seats, names,
                                     hotseat=room.hotseat, seed=None, public=room.public,
                                     options={k: v for k, v in room.options.items()
-                                             if k == "clock"}, you=None, owner=room.owner)
+                                             if k == "clock"}, you=None, owner=owner)
         self.next_game = out["game_id"]
         room.options["rematch_game"] = self.next_game
         await room.save_options()

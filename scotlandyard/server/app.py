@@ -208,7 +208,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_log_redaction()
         store = open_store(db, exclusive=True, busy_timeout=lim.db_wait)
-        server = GameServer(store, ai_delay, ai_workers, absent_timeout, lim)
+        server = GameServer(store, ai_delay, ai_workers, absent_timeout, lim, clients=clients)
         server.thinker.warm_up()
         holder["server"] = server
         app.state.games = server
@@ -470,7 +470,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             return
         room, name, role, pieces = auth
         conn = Connection(websocket.send_text, websocket.close, name, role, pieces,
-                          send_timeout=lim.send_timeout, max_bytes=lim.queued_bytes)
+                          send_timeout=lim.send_timeout, max_bytes=lim.queued_bytes,
+                          client=_client(websocket))
         room.join(conn)
         reader = asyncio.create_task(_receive(websocket, room, conn))
         conn.on_evict = reader.cancel  # a socket that does not read is dropped (Limits)

@@ -57,13 +57,17 @@ class Connection:
 
     def __init__(self, send_text: Callable[[str], Any], close: Callable[[int], Any],
                  token_name: str, role: Role, pieces: tuple[str, ...], *,
-                 send_timeout: float = 20.0, max_bytes: int = 8 * 1024 * 1024) -> None:
+                 send_timeout: float = 20.0, max_bytes: int = 8 * 1024 * 1024,
+                 client: str = "unknown") -> None:
         """Wrap a socket's ``send_text``/``close`` coroutines for a token's seat. A frame that
         cannot be sent within ``send_timeout`` seconds, or more than ``max_bytes`` (or
         :data:`MAX_QUEUED_FRAMES` frames) waiting, evicts the connection."""
         self._send_text = send_text
         self._close = close
         self.token_name = token_name
+        self.client = client
+        """The client's address (per-client limits: a rematch counts against it when the
+        game's creator is not known here)."""
         self.role: Role = role
         self.pieces = pieces
         self.limit = RateLimit()

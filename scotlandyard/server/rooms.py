@@ -32,7 +32,7 @@ from .chat import message as chat_message
 from .chat import receives as chat_receives
 from .clock import Clock, ClockConfig, RoomClock
 from .connections import Connection, RateLimit
-from .limits import Limits
+from .limits import ClientLimits, Limits
 from .lobby import check_play_as, open_seats, token_plan
 from .protocol import (
     ChatMessage,
@@ -1006,14 +1006,16 @@ class GameServer:
 
     def __init__(self, store: Store, ai_delay: float = 0.6, ai_workers: int = 0,
                  absent_timeout: float = X_ABSENT_SECONDS,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, *, clients: ClientLimits | None = None) -> None:
         """Serve the games in ``store``; AI seats wait ``ai_delay`` seconds before moving and
         think in ``ai_workers`` worker processes (0: in threads of this process); a seat
         without a connection for ``absent_timeout`` seconds may be handed to the AI by any
-        other player."""
+        other player. ``clients``: the per-client-address limits the app keeps (a rematch
+        takes from its game-creation bucket); a fresh one if not given."""
         self.store = store
         self.db = AsyncStore(store)
         self.limits = limits if limits is not None else Limits()
+        self.clients = clients if clients is not None else ClientLimits(self.limits)
         self.ai_delay = max(0.0, float(ai_delay))
         self.absent_timeout = max(0.0, float(absent_timeout))
         self.rooms: dict[str, Room] = {}
