@@ -253,24 +253,39 @@ def test_the_strongest_levels_reply_at_one_pace_whatever_mr_x_thinks():
 
 
 class _Queued:
-    """A 'max' Mr X whose thinks take the seconds in ``plan``, in order, and note when they
-    began in ``began`` (detectives, and Mr X once the plan is done: no time)."""
+    """A 'max' AI whose Mr X thinks take the seconds in ``plan`` and detective thinks those in
+    ``det_plan``, in order, noting when they began in ``began`` and ``det_began`` (once a
+    plan is done: no time, not noted)."""
 
     name = "max"
     plan: list[float] = []
     began: list[float] = []
+    det_plan: list[float] = []
+    det_began: list[float] = []
 
     def choose(self, view, legal, rng, budget):
         if view.side == "mr_x" and _Queued.plan:
             _Queued.began.append(time.perf_counter())
             time.sleep(_Queued.plan.pop(0))
+        elif view.side == "detectives" and _Queued.det_plan:
+            _Queued.det_began.append(time.perf_counter())
+            time.sleep(_Queued.det_plan.pop(0))
         return legal[0]
 
 
+def _until(pred, seconds: float = 30.0) -> None:
+    """Wait for ``pred()`` (a condition, not a time: fails only if it never comes)."""
+    deadline = time.monotonic() + seconds
+    while not pred():
+        assert time.monotonic() < deadline, "the condition never came"
+        time.sleep(0.02)
+
+
 def test_time_in_the_heavy_queue_does_not_mix_with_mr_x_think_time(tmp_path, monkeypatch):
-    """Game B's AI Mr X waits 0.7 s in the heavy lane behind game A's, then thinks 0.05 s or
-    0.45 s (a hidden fact). Paced from when he was asked (the queue included) his reply came
-    at 1 s or 2 s; paced from when his think began it comes at 0.7 + 1 s either way."""
+    """Game B's AI Mr X waits about 0.7 s in the heavy lane behind game A's detective (whose
+    think, on public facts, hands the slot on when it ends), then thinks 0.05 s or 0.45 s (a
+    hidden fact). Paced from when he was asked (the queue included) his reply came at 1 s or
+    2 s; paced from when his think began it comes at 0.7 + 1 s either way."""
     from scotlandyard.ai import agent_names, base
 
     agent_names()
@@ -279,10 +294,12 @@ def test_time_in_the_heavy_queue_does_not_mix_with_mr_x_think_time(tmp_path, mon
     replies = []
     with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
         for think in (0.05, 0.45):
-            _Queued.plan, _Queued.began = [0.7, think], []
-            seats = {"X": {"kind": "ai", "agent": "max"}}
-            create(c, detectives=1, seats=seats)           # A: holds the lane for 0.7 s
-            b = create(c, detectives=1, seats=seats)       # B: asked right after
+            _Queued.plan, _Queued.began = [think], []
+            _Queued.det_plan, _Queued.det_began = [0.7], []
+            create(c, detectives=1, seats={"X": {"kind": "ai", "agent": "random"},
+                                           "D1": {"kind": "ai", "agent": "max"}})
+            _until(lambda: _Queued.det_began)              # A's detective holds the lane
+            b = create(c, detectives=1, seats={"X": {"kind": "ai", "agent": "max"}})
             t0 = time.perf_counter()
             with c.websocket_connect(f"/ws/{b['game_id']}?token={b['tokens']['D1']}") as ws:
                 while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
@@ -290,6 +307,29 @@ def test_time_in_the_heavy_queue_does_not_mix_with_mr_x_think_time(tmp_path, mon
             replies.append(time.perf_counter() - t0)
     assert abs(replies[0] - replies[1]) < 0.3, replies
     assert all(1.4 < r < 2.0 for r in replies), replies
+
+
+def test_a_paced_mr_x_holds_his_heavy_slot_until_his_pace_ends(tmp_path, monkeypatch):
+    """Game A's AI Mr X (a heavy level paced at 1 s) thinks 0.05 s or 0.45 s (a hidden fact);
+    game B's heavy think waits for the one slot. B's think begins when A's pace ends, 1 s after
+    A's began either way; before, it began when A's think ended (0.05 s or 0.45 s after), so
+    B's wait told A's think time."""
+    from scotlandyard.ai import agent_names, base
+
+    agent_names()
+    monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Queued())
+    monkeypatch.setitem(thinker.MR_X_PACE, "max", 1.0)
+    seats = {"X": {"kind": "ai", "agent": "max"}}
+    gaps = []
+    with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
+        for think in (0.05, 0.45):
+            _Queued.plan, _Queued.began = [think, 0.0], []
+            create(c, detectives=1, seats=seats)           # A: takes the slot
+            create(c, detectives=1, seats=seats)           # B: waits for it
+            _until(lambda: len(_Queued.began) >= 2)
+            gaps.append(_Queued.began[1] - _Queued.began[0])
+    assert abs(gaps[0] - gaps[1]) < 0.25, gaps
+    assert all(0.95 < g < 1.4 for g in gaps), gaps
 
 
 def test_the_ai_standing_in_for_mr_x_on_time_is_paced_too(tmp_path, monkeypatch):

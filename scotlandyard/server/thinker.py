@@ -210,26 +210,33 @@ class Thinker:
     async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move], *,
                      pace: float = 0.0) -> Move:
         """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position.
-        ``pace`` > 0: the move (or the agent's error) comes back at a whole multiple of
-        ``pace`` seconds from when the think began (:func:`paced_wait`), after the lane was
+        ``pace`` > 0 (AI Mr X): the move (or the agent's error) comes back at a whole multiple
+        of ``pace`` seconds from when the think began (:func:`paced_wait`), after the lane was
         free: the time waited in the heavy lane's queue (other games' moves) shows as it is,
-        the think's own time does not, and the two never add up across a multiple."""
-        began = time.monotonic()
+        the think's own time does not, and the two never add up across a multiple. A paced
+        think of a heavy level holds its lane slot until the pace ends, so how long other
+        games wait in that lane does not follow his think time either; unpaced thinks (the
+        detectives': public facts only) hand the slot on as soon as they end."""
         failed: Exception | None = None
         move: Move | None = None
-        try:
-            if (seat.plays or "random") not in HEAVY_LEVELS:
-                move = await self._choose(room, seat, piece, legal, "light")
-            else:
-                async with self._heavy_lane.hold(room.owner):  # owners in turn
-                    began = time.monotonic()
-                    move = await self._choose(room, seat, piece, legal, "heavy")
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # paced too: an error must not come back sooner
-            failed = exc
-        if pace > 0:
-            await asyncio.sleep(paced_wait(time.monotonic() - began, pace))
+
+        async def paced(lane: str) -> None:
+            nonlocal failed, move
+            began = time.monotonic()
+            try:
+                move = await self._choose(room, seat, piece, legal, lane)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # paced too: an error must not come back sooner
+                failed = exc
+            if pace > 0:
+                await asyncio.sleep(paced_wait(time.monotonic() - began, pace))
+
+        if (seat.plays or "random") not in HEAVY_LEVELS:
+            await paced("light")
+        else:
+            async with self._heavy_lane.hold(room.owner):  # owners in turn
+                await paced("heavy")  # the slot is held through the pace (Mr X's think)
         if failed is not None:
             raise failed
         assert move is not None
