@@ -215,10 +215,10 @@ def test_ai_mr_x_reply_time_does_not_follow_his_legal_moves(tmp_path, monkeypatc
     from scotlandyard.ai import base
 
     monkeypatch.setitem(base._REGISTRY, "leaky", lambda **_: _Leaky())
-    monkeypatch.setitem(thinker.MR_X_PACE, "leaky", 0.4)
     _Leaky.legal_counts = []
     with app(tmp_path / "g.sqlite3", ai_delay=0.0) as c:
         c.app.state.games.pace_mr_x = paced
+        c.app.state.games.mr_x_pace["leaky"] = 0.4
         times, counts = _reply_times(c, 30)
     rho = spearman([float(n) for n in counts], times)
     print(f"paced={paced}: Spearman(reply time, Mr X's legal moves) = {rho:.2f} "
@@ -235,21 +235,53 @@ def test_ai_mr_x_reply_time_does_not_follow_his_legal_moves(tmp_path, monkeypatc
         assert rho > 0.6
 
 
-def test_the_strongest_levels_reply_at_one_pace_whatever_mr_x_thinks():
-    """A heavy level's Mr X thinks for no time at all (one legal move: a hidden fact), for his
-    time budget (a time-bound search runs to its end), or half as long again (the second
-    search of a double move, also hidden): each must come back at the same single pace. With
-    ``max`` paced at 10 s, a 10 s search always overran to 20 s and one legal move showed as
-    10 s."""
+@pytest.mark.parametrize("fast", [True, False], ids=["compiled", "pure_python"])
+def test_every_level_replies_at_one_pace_whatever_mr_x_thinks(fast):
+    """A level's Mr X thinks for no time at all (one legal move: a hidden fact), for his time
+    budget (a time-bound search runs to its end), or half as long again (the second search of
+    a double move, also hidden): each must come back at the same single pace, on the kernel
+    that runs his search. With ``max`` paced at 10 s, a 10 s search always overran to 20 s
+    and one legal move showed as 10 s; with ``medium`` at 1 s without numba (its search hits
+    its 2 s cap there, 3 s with a double move), its reply time followed hidden facts again."""
     from scotlandyard.ai.agents import LEVELS
 
-    for name in sorted(thinker.HEAVY_LEVELS):
-        pace = thinker.MR_X_PACE[name]
-        seconds = LEVELS[name].mr_x[2].seconds
-        assert seconds is not None, name
-        longest = 1.5 * seconds + 1.0  # the double move's second search, the replay, the view
+    paces = thinker.mr_x_paces(fast)
+    for name, level in LEVELS.items():
+        seconds = level.mr_x[2].seconds
+        if seconds is None or (fast and name in thinker.PLAYOUT_BOUND_PACE):
+            continue  # easy: no search; medium with numba: 1,000 iterations in 0.05 s
+        pace = paces[name]
+        longest = 1.5 * seconds + 0.5  # the double move's second search, the replay, the view
         for think in (0.0, seconds + 0.05, longest):
             assert think + thinker.paced_wait(think, pace) == pytest.approx(pace), (name, think)
+    assert set(thinker.HEAVY_LEVELS) <= set(paces)
+
+
+@pytest.mark.parametrize("numba", [True, False], ids=["compiled", "pure_python"])
+def test_medium_mr_x_is_paced_for_the_kernel_that_runs_it(tmp_path, monkeypatch, numba):
+    """The server paces an AI Mr X for the kernel its search runs on: ``medium`` at 1 s with
+    numba (1,000 iterations in a few hundredths of a second), at 4 s without it (the search
+    runs into its 2 s cap, 3 s with a double move: before, his replies came at 1 s or 2 s or
+    3 s as his think took). The pure-Python path is forced as the agents find it: numba
+    missing."""
+    from scotlandyard.kernel import fast as kernel_fast
+
+    if numba and not kernel_fast.numba_available():
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(kernel_fast, "numba_available", lambda: numba)
+    if numba:
+        kernel_fast.warm_up()  # as `scotlandyard serve` does at start: compiled, not compiling
+    pace = 1.0 if numba else 4.0
+    with app(tmp_path / "g.sqlite3") as c:
+        server = c.app.state.games
+        assert server.fast_kernel is numba and server.mr_x_pace["medium"] == pace
+        g = create(c, detectives=1, seats={"X": {"kind": "ai", "agent": "medium"}})
+        t0 = time.perf_counter()
+        with c.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['D1']}") as ws:
+            while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
+                pass
+        reply = time.perf_counter() - t0
+    assert pace - 0.4 < reply < pace + 0.8, (pace, reply)
 
 
 class _Queued:
@@ -290,9 +322,9 @@ def test_time_in_the_heavy_queue_does_not_mix_with_mr_x_think_time(tmp_path, mon
 
     agent_names()
     monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Queued())
-    monkeypatch.setitem(thinker.MR_X_PACE, "max", 1.0)
     replies = []
     with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
+        c.app.state.games.mr_x_pace["max"] = 1.0
         for think in (0.05, 0.45):
             _Queued.plan, _Queued.began = [think], []
             _Queued.det_plan, _Queued.det_began = [0.7], []
@@ -318,10 +350,10 @@ def test_a_paced_mr_x_holds_his_heavy_slot_until_his_pace_ends(tmp_path, monkeyp
 
     agent_names()
     monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Queued())
-    monkeypatch.setitem(thinker.MR_X_PACE, "max", 1.0)
     seats = {"X": {"kind": "ai", "agent": "max"}}
     gaps = []
     with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
+        c.app.state.games.mr_x_pace["max"] = 1.0
         for think in (0.05, 0.45):
             _Queued.plan, _Queued.began = [think, 0.0], []
             create(c, detectives=1, seats=seats)           # A: takes the slot
@@ -340,9 +372,9 @@ def test_the_ai_standing_in_for_mr_x_on_time_is_paced_too(tmp_path, monkeypatch)
 
     agent_names()
     monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Queued())
-    monkeypatch.setitem(thinker.MR_X_PACE, "max", 1.0)
     replies = []
     with app(tmp_path / "g.sqlite3") as c:
+        c.app.state.games.mr_x_pace["max"] = 1.0
         for think in (0.05, 0.45):
             _Queued.plan, _Queued.began = [think], []
             g = create(c, detectives=1, clock={"per_move": 1, "on_timeout": "ai",

@@ -49,7 +49,7 @@ class Limits:
     """AI moves of the strongest levels (``hard``, ``max``) computed at once, server-wide; the
     others wait their turn: the addresses that created their games in turn, each one's in
     order (``thinker.FairLane``). Cheaper levels never wait behind them. An AI Mr X's move
-    holds its slot until his reply's pace ends (``thinker.MR_X_PACE``: his think time must not
+    holds its slot until his reply's pace ends (``thinker.mr_x_paces``: his think time must not
     show in how long the others wait), a detective's only while it thinks."""
     db_wait: float = 5.0
     """A database write waits this long for a lock held by another process (a backup, the

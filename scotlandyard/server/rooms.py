@@ -60,7 +60,7 @@ from .store import (
     StoredSeat,
     StoreError,
 )
-from .thinker import MR_X_PACE, Thinker, _side
+from .thinker import Thinker, _side, mr_x_paces
 from .tokens import Role, commitment_hash, token_hash, token_scope
 from .viewtext import ViewEncoder
 
@@ -917,11 +917,12 @@ class Room:
     def reply_pace(self, seat: Seat, piece: str) -> float:
         """The seconds an AI seat's move takes as others see it: ``ai_delay`` for the
         detectives (their think time depends on public facts only); for Mr X at least his
-        level's :data:`MR_X_PACE`, in whole multiples (:func:`paced_wait`)."""
+        agent's pace on this server's kernel (:attr:`GameServer.mr_x_pace`), in whole
+        multiples (:func:`paced_wait`)."""
         delay = self.server.ai_delay
         if piece != MR_X or not self.server.pace_mr_x:
             return delay
-        return max(delay, MR_X_PACE.get(seat.plays or "random", 0.0))
+        return max(delay, self.server.mr_x_pace.get(seat.plays or "random", 0.0))
 
     async def _ai_moves(self) -> None:
         while True:
@@ -1024,6 +1025,13 @@ class GameServer:
         self._sweeper: asyncio.Task[None] | None = None
         self.thinker = Thinker(ai_workers, self.limits.heavy_ai)
         self.pace_mr_x = True  # AI Mr X replies in fixed time (finding 7); tests may turn it off
+        from ..kernel.fast import numba_available
+
+        self.fast_kernel = numba_available()
+        """Whether the AI seats' searches run on the compiled kernel (numba is installed)."""
+        self.mr_x_pace: dict[str, float] = mr_x_paces(self.fast_kernel)
+        """Seconds every reply of an AI Mr X of each agent takes, as others see it, covering
+        the longest think of its budget on this server's kernel (:func:`.thinker.mr_x_paces`)."""
         self._lobby: tuple[float, int, list[LobbyRow]] | None = None
 
     # ---- the lobby ------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..ai import Agent, Budget, agent_names, make_agent
+from ..ai.agents import LEVELS
 from ..game import Game
 from ..move import MR_X, Move
 from ..rules import Rules
@@ -89,13 +90,32 @@ def think(job: ThinkJob) -> str:
 HEAVY_LEVELS = frozenset({"hard", "max"})
 """The levels that think for seconds a move: at most ``Limits.heavy_ai`` of them at once."""
 
-MR_X_PACE = {"medium": 1.0, "hard": 3.0, "max": 20.0}
-"""Seconds an AI Mr X of these levels takes for every move, as others see it (at least the
-server's ``ai_delay``): his think time depends on his true position, so it must not show. A
-heavy level's pace covers its longest think: ``hard`` 1.2 s, 1.8 s with a double move's second
-search; ``max`` 10 s, 15 s with one (a time-bound search always runs to its end, so at 10 s
-every move overran to 20 s anyway, and a move with no search at all, one legal move, showed as
-10 s)."""
+PLAYOUT_BOUND_PACE = {"medium": 1.0}
+"""The pace of a level whose iterations end its search far inside its seconds cap on the
+compiled (numba) kernel: ``medium``'s 1,000 take a few hundredths of a second there (two
+searches with a double move), so 1 s covers them many times over. Without numba the same
+iterations take about 1 s and more under load, and the cap decides (:func:`mr_x_paces`)."""
+
+
+def mr_x_paces(fast: bool) -> dict[str, float]:
+    """Seconds an AI Mr X of each level takes for every move, as others see it (at least the
+    server's ``ai_delay``), on the compiled kernel (``fast``) or the pure-Python one: his think
+    time depends on his true position, so it must not show, and the pace must cover the
+    longest think of the level's budget on the kernel that runs it. That is its seconds cap
+    (a time-bound search runs to it), 1.5 times it with a double move's second search (half
+    the budget), plus the replay and the view: the pace is twice the cap, in whole seconds
+    (``hard`` 1.2 s -> 3 s, ``max`` 10 s -> 20 s, ``medium`` without numba 2 s -> 4 s), except
+    a level in :data:`PLAYOUT_BOUND_PACE` on the compiled kernel. (At a pace of the cap alone
+    every long think overran to two paces and a move with one legal choice, no search, showed
+    as one.)"""
+    paces: dict[str, float] = {}
+    for name, level in LEVELS.items():
+        seconds = level.mr_x[2].seconds
+        if fast and name in PLAYOUT_BOUND_PACE:
+            paces[name] = PLAYOUT_BOUND_PACE[name]
+        elif seconds is not None:
+            paces[name] = float(math.ceil(2 * seconds))
+    return paces
 
 
 def paced_wait(elapsed: float, pace: float) -> float:
