@@ -165,6 +165,45 @@ def test_pages_carry_a_content_security_policy(client):
     assert "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
 
 
+def _csp(header: str) -> dict[str, list[str]]:
+    return {d.split()[0]: d.split()[1:] for d in (p.strip() for p in header.split(";")) if d}
+
+
+def test_the_api_docs_page_has_a_csp_of_its_own_and_the_others_keep_theirs(client):
+    """/api/docs (Swagger UI: its script and style sheet from FastAPI's CDN, one inline
+    script) gets a policy that admits exactly those two files and that script, by its hash;
+    before, it got the strict policy of the pages, which blocked all three (a blank page).
+    Every other response keeps the strict policy, unchanged."""
+    import base64
+    import hashlib
+    import re
+
+    from scotlandyard.server.app import CONTENT_SECURITY_POLICY
+
+    cdn = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/"  # FastAPI's, as docs_page uses
+    docs_js, docs_css = cdn + "swagger-ui-bundle.js", cdn + "swagger-ui.css"
+    r = client.get("/api/docs")
+    assert r.status_code == 200 and "SwaggerUIBundle" in r.text
+    csp = _csp(r.headers["content-security-policy"])
+    inline = re.findall(r"<script>(.*?)</script>", r.text, re.DOTALL)
+    assert len(inline) == 1
+    digest = base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode()
+    assert re.findall(r'<script src="([^"]+)"', r.text) == [docs_js]
+    assert re.findall(r'<link type="text/css" rel="stylesheet" href="([^"]+)"', r.text) == [
+        docs_css]
+    assert csp == {
+        "default-src": ["'none'"], "script-src": [docs_js, f"'sha256-{digest}'"],
+        "style-src": [docs_css], "img-src": ["'self'", "data:"], "connect-src": ["'self'"],
+        "object-src": ["'none'"], "base-uri": ["'none'"], "form-action": ["'none'"],
+        "frame-ancestors": ["'none'"]}
+    assert re.findall(r'href="([^"]+)"', r.text) == [docs_css, "/static/img/favicon.svg"]
+    assert "/api/openapi.json" in inline[0] and client.get("/api/openapi.json").status_code == 200
+    for path in ("/", "/game/abc", "/rules", "/api/presets", "/api/openapi.json",
+                 "/api/lobby", "/static/img/favicon.svg", "/static/nothing.js", "/api/docs/x"):
+        got = client.get(path).headers["content-security-policy"]
+        assert got == CONTENT_SECURITY_POLICY, (path, got)
+
+
 def test_the_page_downloads_records_without_a_token_in_the_url():
     from scotlandyard.server.app import STATIC_DIR
 

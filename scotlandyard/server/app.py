@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import json
 import logging
 import math
@@ -94,6 +96,31 @@ CONTENT_SECURITY_POLICY = (
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'")
 """The pages load scripts, styles and images from this server only and run no inline code."""
+
+DOCS_JS = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js"
+DOCS_CSS = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css"
+"""Swagger UI's script and style sheet, which ``/api/docs`` loads from FastAPI's CDN."""
+_INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
+
+
+def docs_page(openapi_url: str, title: str) -> tuple[bytes, str]:
+    """The body of ``/api/docs`` (FastAPI's Swagger UI page, with this server's icon) and the
+    Content-Security-Policy of that page only: Swagger UI's script and style sheet from the
+    CDN (those two files, nothing else there), its one inline script by its SHA-256, images
+    from this server and ``data:`` (the style sheet's icons), requests to this server (the
+    OpenAPI document, "Try it out"); nothing else, and no other page gets any of it."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+
+    body = bytes(get_swagger_ui_html(openapi_url=openapi_url, title=title,
+                                     swagger_js_url=DOCS_JS, swagger_css_url=DOCS_CSS,
+                                     swagger_favicon_url="/static/img/favicon.svg").body)
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(m.encode()).digest()).decode() + "'"
+        for m in _INLINE_SCRIPT.findall(body.decode()))
+    csp = (f"default-src 'none'; script-src {DOCS_JS} {hashes}; style-src {DOCS_CSS}; "
+           "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+           "form-action 'none'; frame-ancestors 'none'")
+    return body, csp
 
 
 class BodyLimit:
@@ -236,7 +263,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             log.info("scotlandyard server stopped")
 
     app = FastAPI(title="scotlandyard", version="1", lifespan=lifespan,
-                  docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+                  docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
 
     def games() -> GameServer:
         return holder["server"]
@@ -284,6 +311,15 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         return index()
 
     app.mount("/static", _StaticFiles(directory=static, check_dir=False), name="static")
+
+    docs_body, docs_csp = docs_page("/api/openapi.json", f"{app.title} - Swagger UI")
+
+    @app.get("/api/docs", include_in_schema=False)
+    async def api_docs() -> Response:
+        """Swagger UI for the REST API, under a Content-Security-Policy of its own
+        (:func:`docs_page`); every other response keeps :data:`CONTENT_SECURITY_POLICY`."""
+        return Response(docs_body, media_type="text/html",
+                        headers={"Content-Security-Policy": docs_csp, "Cache-Control": "no-cache"})
 
     # ---- REST -----------------------------------------------------------------------------------
     @app.get("/api/board")
