@@ -95,6 +95,79 @@ def test_first_seen_commitments_survive_a_reload(server: str, new_page: Any) -> 
         [1, "aa"], [2, "cc"]]
 
 
+def test_a_fake_takeback_cannot_reset_the_first_seen_seals(server: str, new_page: Any) -> None:
+    """A cheating server sends the page a takeback notice that undid nothing, then a state
+    without slot 1's seal, then (at the end) a new seal for slot 1 with an opening that
+    matches it (same station, another salt: a changed past would pass the journey check
+    too). Before, the page forgot slot 1's first-seen seal on the notice (it kept only the
+    slots the next state listed), took the new one as first seen and called the log honest;
+    now a slot still in the log keeps its seal, and the changed seal fails the check."""
+    import hashlib
+    import json
+    import re
+
+    game = create_game(server, preset="classic", detectives=1,
+                       seats={"X": {"kind": "ai", "agent": "random"},
+                              "D1": {"kind": "ai", "agent": "random"}})
+    gid = game["game_id"]
+    forged = {"injected": False, "final": False}
+
+    def route(ws: Any) -> None:
+        real = ws.connect_to_server()
+        ws.on_message(lambda m: real.send(m))
+
+        def from_server(text: Any) -> None:
+            msg = json.loads(text)
+            if msg.get("type") != "state":
+                ws.send(text)
+                return
+            slots = {c["slot"] for c in msg["commitments"]}
+            if not forged["injected"]:
+                ws.send(text)
+                if 1 in slots and not msg["view"]["outcome"]:
+                    forged["injected"] = True
+                    ws.send(json.dumps({"type": "notice", "code": "takeback",
+                                        "ply": msg["version"]}))
+                    ws.send(json.dumps({**msg, "commitments": [
+                        c for c in msg["commitments"] if c["slot"] != 1]}))
+                return
+            commitments = [c for c in msg["commitments"] if c["slot"] != 1]
+            if msg.get("openings"):  # the end: a new seal for slot 1 and its opening
+                first = next(o for o in msg["openings"] if o["slot"] == 1)
+                salt = "0" * len(first["salt"])
+                digest = hashlib.sha256(f"{gid}:1:{first['station']}:{salt}".encode()).hexdigest()
+                commitments.append({"slot": 1, "hash": digest})
+                msg["openings"] = [dict(o, salt=salt) if o["slot"] == 1 else o
+                                   for o in msg["openings"]]
+                forged["final"] = True
+            ws.send(json.dumps({**msg, "commitments": commitments}))
+
+        real.on_message(from_server)
+
+    page = new_page()
+    page.route_web_socket(re.compile(r"/ws/"), route)
+    page.goto(server + game["links"]["spectator"])
+    assert wait_turn_or_over(page) == "over"
+    page.wait_for_selector("#verify[data-result='honest'], #verify[data-result='dishonest']")
+    assert forged["injected"] and forged["final"]
+    assert page.get_attribute("#verify", "data-result") == "dishonest"
+    assert "1" in page.inner_text("#verify").split("slots", 1)[1]
+    # the functions themselves: a takeback drops only the slots beyond the new log
+    result = page.evaluate("""async () => {
+        const v = await import('/static/js/verify.js');
+        const mem = new Map(); const storage = {getItem: (k) => mem.get(k) ?? null,
+                                               setItem: (k, x) => mem.set(k, x)};
+        const seen = v.firstSeen('G2', [{slot: 1, hash: 'a'}, {slot: 2, hash: 'b'},
+                                        {slot: 3, hash: 'c'}], storage);
+        const dropped = v.forgetUndone('G2', [{slot: 1}, {slot: 2}], seen, storage);
+        const again = v.firstSeen('G2', [{slot: 1, hash: 'x'}, {slot: 3, hash: 'd'}], storage);
+        return [dropped, [...seen.keys()], [...again],
+                v.changedSeals(again, [{slot: 1, hash: 'x'}, {slot: 2, hash: 'e'},
+                                       {slot: 3, hash: 'd'}])];
+    }""")
+    assert result == [[3], [1, 2], [[1, "a"], [2, "b"], [3, "d"]], [1, 2]]
+
+
 def test_the_page_counts_mr_x_tickets(server: str, new_page: Any) -> None:
     """The page's journey check counts Mr X's tickets as `scotlandyard verify` does: a journey
     along real lines that spends more black tickets or double moves than he held, or a taxi,

@@ -10,6 +10,7 @@ import { notifyWanted, rememberGame, setNotify, showTurn } from "./mygames.js";
 import { t } from "./i18n.js";
 import { h } from "./dom.js";
 import { pieceName } from "./board.js";
+import { forgetUndone } from "./verify.js";
 
 export class GameExtras {
   constructor(page) {
@@ -67,19 +68,13 @@ export class GameExtras {
     msg.view.legal_moves = [];
   }
 
-  /** After a takeback: forget the seals of the log slots undone (here and in the local
-   * storage of verify.js firstSeen), so that the slots filled again are checked against
-   * their new seals; the seals of the slots kept stay as first seen. */
+  /** After a takeback: forget the seals of the log slots beyond the new log only (here and
+   * in the local storage of verify.js firstSeen), so that the slots filled again are checked
+   * against their new seals; every slot still in the log keeps the seal first seen (a changed
+   * one fails the check: verify.js forgetUndone, changedSeals). */
   forgetSeals(msg) {
     this.takenBack = false;
-    const keep = new Set((msg.commitments || []).map((c) => c.slot));
-    for (const slot of [...this.page.seen.keys()]) if (!keep.has(slot)) this.page.seen.delete(slot);
-    const key = `sy.seals.${this.page.gameId}`;
-    try {
-      const kept = JSON.parse(localStorage.getItem(key) || "{}") || {};
-      for (const slot of Object.keys(kept)) if (!keep.has(Number(slot))) delete kept[slot];
-      localStorage.setItem(key, JSON.stringify(kept));
-    } catch (_) { /* storage off: nothing kept */ }
+    forgetUndone(this.page.gameId, msg.view.log, this.page.seen);
   }
 
   /** After game.js handled `msg`. */

@@ -5,7 +5,7 @@ import { GameSocket, bindRecordDownload, getBoard } from "./api.js";
 import { BoardView, pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
-import { firstSeen, verifyJourney, verifyOpenings } from "./verify.js";
+import { changedSeals, firstSeen, verifyJourney, verifyOpenings } from "./verify.js";
 import { h } from "./dom.js";
 import { play as playSound, setSound, soundOn } from "./sound.js";
 import { renderAnalysis } from "./analysis.js";
@@ -113,6 +113,7 @@ export class GamePage {
     this.shownSide = null; // hot-seat: the side whose view is on screen
     this.covered = null; // hot-seat: the state waiting behind the pass-the-device screen
     this.seen = new Map(); // slot -> first commitment hash seen
+    this.changed = new Set(); // slots whose commitment changed after it was first seen
     this.replayStep = null; // null: live position
     this.verified = null;
     this.queue = Promise.resolve();
@@ -255,6 +256,7 @@ export class GamePage {
   async onState(msg) {
     // first-seen hashes win, across reloads too (verify.js firstSeen, local storage)
     for (const [slot, hash] of firstSeen(this.gameId, msg.commitments)) this.seen.set(slot, hash);
+    for (const slot of changedSeals(this.seen, msg.commitments)) this.changed.add(slot); // a seal never changes
     const view = msg.view;
     await this.ensureBoard(view.rules.board);
     this.root.dataset.version = msg.version;
@@ -563,7 +565,10 @@ export class GamePage {
       out.dataset.result = this.verified.ok ? "honest" : "dishonest";
       out.textContent = this.verified.ok
         ? t("verify.honest", { n: this.verified.checked })
-        : t("verify.warning", { slots: this.verified.problems.map((p) => p.slot).join(", ") });
+        : t("verify.warning", { slots: [...new Set(this.verified.problems.map((p) => p.slot))].join(", ") });
+    } else if (this.changed.size) { // a seal changed: no need to wait for the end
+      out.dataset.result = "dishonest";
+      out.textContent = t("verify.warning", { slots: [...this.changed].sort((a, b) => a - b).join(", ") });
     } else {
       out.dataset.result = "pending";
       out.textContent = t("verify.pending");
@@ -574,6 +579,8 @@ export class GamePage {
     const msg = this.msg;
     const commitments = [...this.seen.entries()].map(([slot, hash]) => ({ slot, hash }));
     this.verified = await verifyOpenings(this.gameId, commitments, msg.openings, msg.view.log);
+    for (const slot of this.changed) this.verified.problems.push({ slot, why: "changed" });
+    this.verified.ok = this.verified.ok && this.changed.size === 0;
     try { // the journey itself, on the board the page draws (verify.js)
       const board = await getBoard((msg.view.rules && msg.view.rules.board) || "classic");
       const journey = verifyJourney(board, msg.view, msg.openings);

@@ -63,6 +63,40 @@ export function firstSeen(gameId, commitments, storage = globalThis.localStorage
 }
 
 /**
+ * After a takeback: forget the first-seen commitments (in `seen` and in local storage) of the
+ * log slots beyond the new log `log` only: those moves were undone and their slots get new
+ * seals when filled again. Every slot still in the log keeps the commitment first seen, so a
+ * takeback notice (or a fake one from a cheating server) cannot reset it: a different hash
+ * for it later is a changed seal (`changedSeals`). Returns the slots forgotten.
+ */
+export function forgetUndone(gameId, log, seen, storage = globalThis.localStorage) {
+  const last = Math.max(0, ...(log || []).map((e) => Number(e.slot)));
+  const dropped = new Set();
+  for (const slot of [...seen.keys()]) if (slot > last) { seen.delete(slot); dropped.add(slot); }
+  const key = `sy.seals.${gameId}`;
+  try {
+    const kept = JSON.parse((storage && storage.getItem(key)) || "{}") || {};
+    for (const slot of Object.keys(kept)) {
+      if (Number(slot) > last) { delete kept[slot]; dropped.add(Number(slot)); }
+    }
+    if (storage) storage.setItem(key, JSON.stringify(kept));
+  } catch (_) { /* storage off: nothing kept */ }
+  return [...dropped].sort((a, b) => a - b);
+}
+
+/**
+ * The slots whose commitment in `commitments` differs from the one first seen (`seen`, slot ->
+ * hash): a seal never changes once published, so each of these fails the check ("Mr X's log
+ * was NOT honest"), whatever the openings say at the end.
+ */
+export function changedSeals(seen, commitments) {
+  return (commitments || [])
+    .filter((c) => seen.has(c.slot)
+      && String(seen.get(c.slot)).toLowerCase() !== String(c.hash).toLowerCase())
+    .map((c) => c.slot);
+}
+
+/**
  * Check Mr X's opened journey against the board, from the openings and the public log alone:
  * every step along a line of the ticket shown (black: any line, ferries included), never onto
  * a detective, the first step from a start card he could have drawn, and never with a ticket he
