@@ -24,7 +24,7 @@ def _played(client: TestClient, plies: int) -> tuple[dict, dict, list]:
     g = client.post("/api/games", json={"preset": "classic", "detectives": 2}).json()
     names = {"X": g["tokens"]["X"], "detectives": g["tokens"]["detectives"]}
     for _ in range(plies):
-        for name, tok in names.items():
+        for tok in names.values():
             st = client.get(f"/api/games/{g['game_id']}/state",
                             headers={"Authorization": "Bearer " + tok}).json()
             if st["view"]["legal_moves"] and st["view"]["outcome"] is None:
