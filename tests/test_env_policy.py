@@ -115,7 +115,8 @@ def test_policy_as_a_server_ai_seat(tmp_path: Path) -> None:
 
     register_policy(FIRST)
     fx.CALLS.clear()
-    with TestClient(create_app(tmp_path / "g.sqlite3", ai_delay=0)) as client:
+    # unpaced (test-only): a policy's Mr X is paced 4 s a move on a real server
+    with TestClient(create_app(tmp_path / "g.sqlite3", ai_delay=0, pace_mr_x=False)) as client:
         assert FIRST in client.get("/api/presets").json()["agents"]
         r = client.post("/api/games", json={"detectives": 2, "seats": {
             "X": {"kind": "ai", "agent": FIRST}, "D1": {"kind": "ai", "agent": "random"},

@@ -24,8 +24,7 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> dict:
     db = tmp_path_factory.mktemp("seal") / "g.sqlite3"
-    with TestClient(create_app(db, ai_delay=0)) as c:
-        c.app.state.games.pace_mr_x = False
+    with TestClient(create_app(db, ai_delay=0, pace_mr_x=False)) as c:  # a whole AI game: fast
         g = c.post("/api/games", json={"preset": "classic", "detectives": 1, "seats": {
             "X": {"kind": "ai", "agent": "random"}, "D1": {"kind": "ai", "agent": "random"}}}).json()
         deadline = time.monotonic() + 60

@@ -21,8 +21,9 @@ from scotlandyard.server.limits import Limits
 pytestmark = pytest.mark.timeout(120)
 
 
-def app(db: Path, ai_delay: float = 0.0, **limits: Any) -> TestClient:
-    return TestClient(create_app(db, ai_delay=ai_delay, limits=Limits(**limits)))
+def app(db: Path, ai_delay: float = 0.0, pace_mr_x: bool = True, **limits: Any) -> TestClient:
+    return TestClient(create_app(db, ai_delay=ai_delay, limits=Limits(**limits),
+                                 pace_mr_x=pace_mr_x))
 
 
 def create(c: TestClient, **body: Any) -> dict:
@@ -77,8 +78,7 @@ def test_a_cheap_level_never_waits_behind_the_strongest_and_they_are_capped(tmp_
     agent_names()  # the built-in levels are registered first, then 'max' is replaced
     monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Blocking())
     _Blocking.now = _Blocking.most = 0
-    with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
-        c.app.state.games.pace_mr_x = False
+    with app(tmp_path / "g.sqlite3", heavy_ai=1, pace_mr_x=False) as c:
         for _ in range(10):  # ten games whose AI Mr X plays 'max': more than the old thread pool
             create(c, detectives=1, seats={"X": {"kind": "ai", "agent": "max"}})
         time.sleep(0.3)
@@ -117,8 +117,7 @@ def test_one_client_with_many_heavy_ai_games_does_not_starve_another(tmp_path, m
     agent_names()
     monkeypatch.setitem(base._REGISTRY, "max", lambda **_: _Busy())
     heavy = {"kind": "ai", "agent": "max"}
-    with app(tmp_path / "g.sqlite3", heavy_ai=1) as c:
-        c.app.state.games.pace_mr_x = False
+    with app(tmp_path / "g.sqlite3", heavy_ai=1, pace_mr_x=False) as c:
 
         async def post_from(address: str, body: dict) -> dict:
             transport = httpx.ASGITransport(app=c.app, client=(address, 4000))
@@ -216,8 +215,7 @@ def test_ai_mr_x_reply_time_does_not_follow_his_legal_moves(tmp_path, monkeypatc
 
     monkeypatch.setitem(base._REGISTRY, "leaky", lambda **_: _Leaky())
     _Leaky.legal_counts = []
-    with app(tmp_path / "g.sqlite3", ai_delay=0.0) as c:
-        c.app.state.games.pace_mr_x = paced
+    with app(tmp_path / "g.sqlite3", ai_delay=0.0, pace_mr_x=paced) as c:
         c.app.state.games.mr_x_pace["leaky"] = 0.4
         times, counts = _reply_times(c, 30)
     rho = spearman([float(n) for n in counts], times)
@@ -282,6 +280,29 @@ def test_medium_mr_x_is_paced_for_the_kernel_that_runs_it(tmp_path, monkeypatch,
                 pass
         reply = time.perf_counter() - t0
     assert pace - 0.4 < reply < pace + 0.8, (pace, reply)
+
+
+def test_every_ai_mr_x_is_paced_even_at_ai_delay_0(tmp_path):
+    """``easy`` (one-move heuristics: a think of milliseconds that still follows his legal
+    moves) replies at its 0.5 s pace at ``ai_delay`` 0; before, it replied at once (about
+    0.01 s). Every agent this server knows has a pace of at least 0.5 s, one it does not know
+    4 s."""
+    from scotlandyard.ai import agent_names
+
+    with app(tmp_path / "g.sqlite3", ai_delay=0.0) as c:
+        server = c.app.state.games
+        replies = []
+        for agent in ("easy", "random"):
+            g = create(c, detectives=1, seats={"X": {"kind": "ai", "agent": agent}})
+            t0 = time.perf_counter()
+            with c.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['D1']}") as ws:
+                while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:
+                    pass
+            replies.append(time.perf_counter() - t0)
+        assert all(0.35 < r < 1.0 for r in replies), replies
+        paces = {name: thinker.mr_x_pace(server.mr_x_pace, name) for name in agent_names()}
+    assert paces["easy"] == paces["random"] == 0.5 and min(paces.values()) >= 0.5, paces
+    assert thinker.mr_x_pace(server.mr_x_pace, "some.module:policy") == thinker.DEFAULT_PACE == 4
 
 
 class _Queued:
@@ -460,7 +481,7 @@ def test_the_server_evicts_a_stalled_socket_and_serves_the_others(tmp_path):
 # ---- idle games leave memory and come back on demand ---------------------------------------------
 def test_idle_and_finished_games_leave_memory_and_load_on_demand(tmp_path):
     db = tmp_path / "g.sqlite3"
-    with app(db, idle_seconds=0.3) as c:
+    with app(db, idle_seconds=0.3, pace_mr_x=False) as c:  # a whole AI game: fast
         server = c.app.state.games
         g = create(c, detectives=1)
         over = create(c, detectives=1, seats={"X": {"kind": "ai", "agent": "random"},

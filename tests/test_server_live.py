@@ -36,14 +36,18 @@ def free_port() -> int:
 class LiveServer:
     """``python -m scotlandyard.server`` in a subprocess on a free port."""
 
-    def __init__(self, workdir: Path, db: Path, ai_delay: float, *extra: str) -> None:
+    def __init__(self, workdir: Path, db: Path, ai_delay: float, *extra: str,
+                 unpaced: bool = False) -> None:
+        """``unpaced``: AI Mr X replies as soon as he has thought (tests/serve_unpaced.py,
+        test-only), for tests that play many whole AI games."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws = f"ws://127.0.0.1:{self.port}"
         self.log = workdir / f"server-{self.port}.log"
         self._out = self.log.open("wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "scotlandyard.server", "--port", str(self.port),
+            [sys.executable, *([str(Path(__file__).with_name("serve_unpaced.py"))] if unpaced
+                               else ["-m", "scotlandyard.server"]), "--port", str(self.port),
              "--db", str(db), "--ai-delay", str(ai_delay), *extra],
             cwd=workdir, stdout=self._out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
@@ -98,7 +102,8 @@ class LiveServer:
 def server(tmp_path_factory):
     work = tmp_path_factory.mktemp("live")
     # AI seats think in a worker process here (the restart test uses threads)
-    srv = LiveServer(work, work / "games.sqlite3", 0, "--ai-workers", "1")
+    # and AI Mr X is unpaced (test-only): the leak test plays many whole AI games at once
+    srv = LiveServer(work, work / "games.sqlite3", 0, "--ai-workers", "1", unpaced=True)
     srv.db = work / "games.sqlite3"
     yield srv
     srv.stop()

@@ -336,6 +336,7 @@ def test_fischer_clock_survives_a_restart_and_lose_on_time_ends_the_game(tmp_pat
 
 # ---- rematch and takeback -----------------------------------------------------------------------------
 def test_rematch_with_swapped_sides_sends_each_player_a_new_link(client, socks):
+    client.app.state.games.pace_mr_x = False  # as create_app(pace_mr_x=False): a fast AI game
     g = create(client, detectives=1, seats={"D1": AI})
     wx, _, _ = socks.open(g, "X")
     assert ask(wx, type="rematch", swap=True)["code"] == "not_allowed"  # not over yet
@@ -362,7 +363,8 @@ def test_a_rematch_counts_against_the_creators_game_limit(tmp_path):
     from scotlandyard.server.limits import Limits
 
     lim = Limits(games_per_minute=0.01, games_burst=1)  # one game, then none for ~100 min
-    with TestClient(create_app(tmp_path / "g.sqlite3", ai_delay=0, limits=lim)) as c:
+    with TestClient(create_app(tmp_path / "g.sqlite3", ai_delay=0, limits=lim,
+                               pace_mr_x=False)) as c:  # whole AI games: fast (test-only)
         socks = Sockets(c)
         try:
             g = create(c, detectives=1, seats={"D1": AI})

@@ -41,6 +41,15 @@ def client(tmp_path: Path):
         yield c
 
 
+@pytest.fixture
+def unpaced(tmp_path: Path):
+    """A server whose AI Mr X replies as soon as he has thought (``create_app(pace_mr_x=False)``,
+    test-only), for tests that play whole AI games and do not test the pace (0.5 s a move
+    for ``random``)."""
+    with TestClient(create_app(tmp_path / "games.sqlite3", ai_delay=0, pace_mr_x=False)) as c:
+        yield c
+
+
 def create(client: TestClient, **body: Any) -> dict:
     r = client.post("/api/games", json=body)
     assert r.status_code == 201, r.text
@@ -316,7 +325,8 @@ def test_rate_limit_drops_floods_then_disconnects(client):
         assert exc.value.code == 1008
 
 
-def test_game_over_refuses_moves(client):
+def test_game_over_refuses_moves(unpaced):
+    client = unpaced
     g = create(client, detectives=2, seats={p: {"kind": "ai", "agent": "random"}
                                            for p in ("X", "D1", "D2")})
     assert set(g["tokens"]) == {"spectator"}  # nobody plays: no seat token is issued
@@ -514,7 +524,8 @@ def test_commitments_match_openings_and_the_true_log(client, socks):
     assert len({o["salt"] for o in openings}) == len(openings)
 
 
-def test_record_after_the_end_is_full_for_everyone(client):
+def test_record_after_the_end_is_full_for_everyone(unpaced):
+    client = unpaced
     g = create(client, detectives=1, seats={"D1": {"kind": "ai", "agent": "random"}})
     assert set(g["tokens"]) == {"X", "spectator"}  # no token for the AI's seat
     with connect(client, g, "X") as ws:

@@ -220,12 +220,17 @@ def board_payload(name: str) -> bytes:
 def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                static_dir: Path | None = None, ai_workers: int = 0,
                absent_timeout: float = X_ABSENT_SECONDS,
-               limits: Limits | None = None) -> FastAPI:
+               limits: Limits | None = None, *, pace_mr_x: bool = True) -> FastAPI:
     """The web app over the database ``db`` (a SQLite file, or ``postgresql://...``). Games
     still being played are resumed at start-up (AI seats think again); AI seats wait
     ``ai_delay`` seconds before each move and think in ``ai_workers`` processes (0: threads);
     a seat without a connection for ``absent_timeout`` seconds may be handed to the AI by any
-    other player. ``limits``: see :class:`Limits`."""
+    other player. ``limits``: see :class:`Limits`.
+
+    ``pace_mr_x=False`` is for tests only: an AI Mr X then replies as soon as he has thought
+    (after ``ai_delay``), so his think time, which follows his hidden position, shows. Tests
+    that play whole AI games use it to run fast; a server never does (``scotlandyard serve``
+    has no such option)."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     holder: dict[str, GameServer] = {}
     lim = limits if limits is not None else Limits()
@@ -236,6 +241,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         install_log_redaction()
         store = open_store(db, exclusive=True, busy_timeout=lim.db_wait)
         server = GameServer(store, ai_delay, ai_workers, absent_timeout, lim, clients=clients)
+        server.pace_mr_x = pace_mr_x
         server.thinker.warm_up()
         holder["server"] = server
         app.state.games = server

@@ -111,7 +111,9 @@ def serve(
                                          "'scotlandyard[pg]'; docs/deploy.md).")
                   ] = "scotlandyard.sqlite3",
     ai_delay: Annotated[float, typer.Option(help="Seconds an AI seat waits before each move, "
-                                                 "so people can follow.", min=0.0)] = 0.6,
+                                                 "so people can follow (an AI Mr X replies at "
+                                                 "his agent's fixed pace, at least this, "
+                                                 "whatever it is).", min=0.0)] = 0.6,
     ai_workers: Annotated[int, typer.Option(help="Worker processes in which AI seats think "
                                                  "(0: threads of the server process, enough "
                                                  "for the built-in agents, whose search runs "

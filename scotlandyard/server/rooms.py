@@ -60,7 +60,7 @@ from .store import (
     StoredSeat,
     StoreError,
 )
-from .thinker import Thinker, _side, mr_x_paces
+from .thinker import Thinker, _side, mr_x_pace, mr_x_paces
 from .tokens import Role, commitment_hash, token_hash, token_scope
 from .viewtext import ViewEncoder
 
@@ -916,13 +916,13 @@ class Room:
 
     def reply_pace(self, seat: Seat, piece: str) -> float:
         """The seconds an AI seat's move takes as others see it: ``ai_delay`` for the
-        detectives (their think time depends on public facts only); for Mr X at least his
-        agent's pace on this server's kernel (:attr:`GameServer.mr_x_pace`), in whole
-        multiples (:func:`paced_wait`)."""
+        detectives (their think time depends on public facts only); for Mr X his agent's
+        pace on this server's kernel (:attr:`GameServer.mr_x_pace`), whatever ``ai_delay``
+        is (at least that), in whole multiples (:func:`paced_wait`)."""
         delay = self.server.ai_delay
         if piece != MR_X or not self.server.pace_mr_x:
             return delay
-        return max(delay, self.server.mr_x_pace.get(seat.plays or "random", 0.0))
+        return max(delay, mr_x_pace(self.server.mr_x_pace, seat.plays or "random"))
 
     async def _ai_moves(self) -> None:
         while True:
@@ -1024,7 +1024,9 @@ class GameServer:
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self.thinker = Thinker(ai_workers, self.limits.heavy_ai)
-        self.pace_mr_x = True  # AI Mr X replies in fixed time (finding 7); tests may turn it off
+        self.pace_mr_x = True
+        """AI Mr X replies in fixed time (finding 7); only tests turn it off
+        (``create_app(pace_mr_x=False)``)."""
         from ..kernel.fast import numba_available
 
         self.fast_kernel = numba_available()

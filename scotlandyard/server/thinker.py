@@ -97,6 +97,32 @@ searches with a double move), so 1 s covers them many times over. Without numba 
 iterations take about 1 s and more under load, and the cap decides (:func:`mr_x_paces`)."""
 
 
+CHEAP_PACE = 0.5
+"""The pace of an AI Mr X that thinks in milliseconds (``random``, ``mcd``, ``heuristic``,
+``easy``): his think time still follows his legal moves, so it is paced too, whatever
+``ai_delay`` is (0 included)."""
+
+OTHER_PACES = {"random": CHEAP_PACE, "mcd": CHEAP_PACE, "heuristic": CHEAP_PACE,
+               "alphabeta": 1.0, "lookahead": 1.0}
+"""Paces of the agents that are not levels and do not run the MCTS kernel: one-move
+heuristics, and the paranoid search (``alphabeta``; ``lookahead`` plays it as Mr X), which
+stops at one round's depth or 20,000 nodes in plain Python (0.01-0.12 s measured)."""
+
+KERNEL_AGENTS = ("mcts", "nw")
+"""Agents that search on the MCTS kernel with 1,000 iterations a move and no seconds cap, as
+``medium`` does: paced as ``medium`` is on the same kernel."""
+
+DEFAULT_PACE = 4.0
+"""The pace of any other AI Mr X (an agent registered by a plugin): his think time is not
+known here, so the pace of the slowest search of the light lane."""
+
+
+def mr_x_pace(paces: dict[str, float], agent: str) -> float:
+    """The pace of an AI Mr X playing ``agent`` in the table ``paces`` (:func:`mr_x_paces`),
+    :data:`DEFAULT_PACE` for an agent it does not list."""
+    return paces.get(agent, DEFAULT_PACE)
+
+
 def mr_x_paces(fast: bool) -> dict[str, float]:
     """Seconds an AI Mr X of each level takes for every move, as others see it (at least the
     server's ``ai_delay``), on the compiled kernel (``fast``) or the pure-Python one: his think
@@ -107,15 +133,21 @@ def mr_x_paces(fast: bool) -> dict[str, float]:
     (``hard`` 1.2 s -> 3 s, ``max`` 10 s -> 20 s, ``medium`` without numba 2 s -> 4 s), except
     a level in :data:`PLAYOUT_BOUND_PACE` on the compiled kernel. (At a pace of the cap alone
     every long think overran to two paces and a move with one legal choice, no search, showed
-    as one.)"""
-    paces: dict[str, float] = {}
+    as one.) A level without a seconds cap (``easy``: one-move heuristics) gets
+    :data:`CHEAP_PACE`; the other agents :data:`OTHER_PACES`, or ``medium``'s pace
+    (:data:`KERNEL_AGENTS`). Every pace is at least :data:`CHEAP_PACE`."""
+    paces: dict[str, float] = dict(OTHER_PACES)
     for name, level in LEVELS.items():
         seconds = level.mr_x[2].seconds
         if fast and name in PLAYOUT_BOUND_PACE:
             paces[name] = PLAYOUT_BOUND_PACE[name]
         elif seconds is not None:
             paces[name] = float(math.ceil(2 * seconds))
-    return paces
+        else:
+            paces[name] = CHEAP_PACE
+    for name in KERNEL_AGENTS:
+        paces[name] = paces["medium"]
+    return {name: max(CHEAP_PACE, pace) for name, pace in paces.items()}
 
 
 def paced_wait(elapsed: float, pace: float) -> float:

@@ -1,7 +1,8 @@
 """Fixtures for the browser tests: the real server in a subprocess, real Chromium via Playwright.
 
 The server is ``python -m scotlandyard.server`` on a free port of 127.0.0.1 with a temporary
-SQLite file and ``--ai-delay 0``; Chromium is the system's (``/usr/bin/chromium``), started
+SQLite file and ``--ai-delay 0`` (the shared ``server``: ``tests/serve_unpaced.py``, the same
+with AI Mr X's replies unpaced); Chromium is the system's (``/usr/bin/chromium``), started
 headless with a temporary HOME. Nothing is downloaded (never ``playwright install``).
 """
 
@@ -39,13 +40,15 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(tmp: Path, *extra: str) -> Iterator[str]:
+def running_server(tmp: Path, *extra: str, unpaced: bool = False) -> Iterator[str]:
     """``python -m scotlandyard.server`` on a free port with a database in ``tmp`` and the
-    options ``extra``; yields its base URL and stops it by pid."""
+    options ``extra``; yields its base URL and stops it by pid. ``unpaced``: AI Mr X replies
+    as soon as he has thought (``tests/serve_unpaced.py``, test-only)."""
     port = _free_port()
     log = open(tmp / "server.log", "w+b")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db",
+        [sys.executable, *([str(ROOT / "tests" / "serve_unpaced.py")] if unpaced
+                           else ["-m", "scotlandyard.server"]), "--port", str(port), "--db",
          str(tmp / "games.sqlite3"), "--ai-delay", "0", *extra],
         stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
     )
@@ -78,7 +81,9 @@ def running_server(tmp: Path, *extra: str) -> Iterator[str]:
 @pytest.fixture(scope="package")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a running game server (stopped by pid at the end of the session)."""
-    with running_server(tmp_path_factory.mktemp("server")) as base:
+    # AI Mr X unpaced (test-only): whole games against him run at the speed of the page, not at
+    # his 0.5-20 s pace a move; the pace itself is tested in tests/test_server_limits.py
+    with running_server(tmp_path_factory.mktemp("server"), unpaced=True) as base:
         yield base
 
 

@@ -105,10 +105,14 @@ def test_a_fake_takeback_cannot_reset_the_first_seen_seals(server: str, new_page
     import hashlib
     import json
     import re
+    import time
 
+    from websockets.sync.client import connect
+
+    # D1 waits for a person, so the game is in progress when the page watches it; the AI
+    # takes D1 over once the forgery has begun, and plays the game to its end
     game = create_game(server, preset="classic", detectives=1,
-                       seats={"X": {"kind": "ai", "agent": "random"},
-                              "D1": {"kind": "ai", "agent": "random"}})
+                       seats={"X": {"kind": "ai", "agent": "random"}})
     gid = game["game_id"]
     forged = {"injected": False, "final": False}
 
@@ -147,9 +151,19 @@ def test_a_fake_takeback_cannot_reset_the_first_seen_seals(server: str, new_page
     page = new_page()
     page.route_web_socket(re.compile(r"/ws/"), route)
     page.goto(server + game["links"]["spectator"])
+    deadline = time.monotonic() + 30
+    while not forged["injected"]:  # Mr X has moved (slot 1 sealed) and the forgery began
+        assert time.monotonic() < deadline, "Mr X's first move never came"
+        page.wait_for_timeout(50)
+    ws_url = server.replace("http://", "ws://") + f"/ws/{gid}?token={game['tokens']['D1']}"
+    with connect(ws_url) as d1:
+        d1.send(json.dumps({"type": "takeover", "piece": "D1", "agent": "random"}))
+        while (m := json.loads(d1.recv(timeout=30))).get("type") != "state" \
+                or m["seats"]["D1"]["kind"] != "ai":
+            pass
     assert wait_turn_or_over(page) == "over"
     page.wait_for_selector("#verify[data-result='honest'], #verify[data-result='dishonest']")
-    assert forged["injected"] and forged["final"]
+    assert forged["final"]
     assert page.get_attribute("#verify", "data-result") == "dishonest"
     assert "1" in page.inner_text("#verify").split("slots", 1)[1]
     # the functions themselves: a takeback drops only the slots beyond the new log
