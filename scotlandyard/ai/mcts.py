@@ -122,6 +122,7 @@ class MCTSOptions:
     coalition_reduction: float = 0.1
     epsilon_mr_x: float = 0.1
     epsilon_detectives: float = 0.2
+    model_epsilon: float | None = None
     cal_target: str = "actual"
     move_filter: bool = True
     categorization: bool = True
@@ -131,6 +132,7 @@ class MCTSOptions:
     horizon: int = 0
     horizon_step: int = 0
     info_weight: float = 0.0
+    region_weight: float = 0.0
     belief: str = "categorization"
     critical: bool = False
     determinization: str = "single"
@@ -163,7 +165,10 @@ class MCTSOptions:
         num("coalition_reduction", 0.0, 1.0)
         num("epsilon_mr_x", 0.0, 1.0)
         num("epsilon_detectives", 0.0, 1.0)
+        if self.model_epsilon is not None:
+            num("model_epsilon", 0.0, 1.0)
         num("info_weight", 0.0, 1.0)
+        num("region_weight", 0.0, 1.0)
         if isinstance(self.horizon, bool) or not isinstance(self.horizon, int) or \
                 self.horizon < 0:
             raise ValueError(f"MCTS option horizon is a whole number >= 0, not "
@@ -192,11 +197,12 @@ class MCTSOptions:
 
     def policy_for(self, side: str) -> PlayoutPolicy:
         """The playout policy of ``side``'s search: with ``mr_x_model="public"`` Mr X's search
-        has the detectives chase a station drawn from the public possible locations."""
+        has the detectives chase a station drawn from the public possible locations, with
+        ``model_epsilon`` (when given) as their ε instead of ``epsilon_detectives``."""
         if side == "mr_x" and self.mr_x_model != "paranoid":
             target = "possible" if self.mr_x_model == "public" else "hypothesis"
-            return PlayoutPolicy(self.epsilon_mr_x, self.epsilon_detectives, target,
-                                 self.move_filter)
+            eps = self.epsilon_detectives if self.model_epsilon is None else self.model_epsilon
+            return PlayoutPolicy(self.epsilon_mr_x, eps, target, self.move_filter)
         return self.policy
 
 
@@ -407,6 +413,7 @@ class MCTSSearch:
             # K.leaf_value (not caught, less the information term)
             self._pf[K.PF_HORIZON] = opts.horizon
             self._pa[K.PA_INFO] = opts.info_weight
+            self._pa[K.PA_REG] = opts.region_weight
         self._locs = kern.ints(locs)
         self._cum = kern.floats(cum)
         mover = view.to_move or ""
