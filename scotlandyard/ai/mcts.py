@@ -50,6 +50,13 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   not the survival of a myopic MCD playout to round 22: with 4 times the iterations he wins
   clearly more (docs/experiments.md). ``horizon_step`` (n > 0) lengthens the horizon by one
   move for every factor of 4 by which the move's iterations reach 4n (:func:`grown_horizon`).
+- ``region_weight=0.5``: a playout stopped at the horizon is worth less by ``region_weight``
+  times the room Mr X lacks there: ``1 - min(1, a / REGION_REF)``, ``a`` the stations he
+  reaches before every hunter, ``REGION_REF`` 12 (:func:`scotlandyard.kernel._kernel.region_value`):
+  it keeps him out of corners and two-exit pockets.
+- ``model_epsilon=0.05``: in Mr X's public search the simulated detectives play CAL with this
+  ε (sharper chasers than the 0.2 of the paper's playouts); the detectives' own search keeps
+  ``epsilon_detectives``.
 - ``belief="policy"`` (in the best settings): the detectives' determinization weights come
   from a model of Mr X's play (:func:`.belief_search.policy_weights`); ``critical=True`` (an
   option): an exact joint-move search
@@ -222,6 +229,7 @@ NW_SETTINGS: dict[str, Any] = {
 #: This package's best settings, over the paper's: the ``mcts`` agent (measured in
 #: benchmarks/nijssen_winands.py --versus; docs/experiments.md).
 BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "horizon": 3,
+                                 "model_epsilon": 0.05, "region_weight": 0.5,
                                  "coalition_reduction": 0.4, "belief": "policy"}
 
 
