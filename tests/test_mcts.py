@@ -96,6 +96,8 @@ def test_mcts_agent_is_the_best_settings_over_the_papers():
     {"determinization": "both"}, {"determinizations": 0}, {"determinizations": 2.5},
     {"determinizations": True}, {"vote": "sum"}, {"horizon": -1}, {"horizon": 2.5},
     {"info_weight": 1.5}, {"horizon_step": -1}, {"horizon_step": 1.5}, {"horizon_step": True},
+    {"region_weight": 1.5}, {"region_weight": -0.1}, {"model_epsilon": -0.1},
+    {"model_epsilon": 2}, {"model_epsilon": "low"},
 ])
 def test_mcts_rejects_bad_options_with_their_name(bad):
     name = next(iter(bad))
@@ -774,6 +776,81 @@ def test_leaf_value_information_term_rises_with_the_possible_set():
         values.append(K.leaf_value(st, 0.4))
     assert values[0] == pytest.approx(0.6 + 0.4 * math.log(2) / math.log(K.INFO_REF))
     assert values[0] < values[1] < values[2] == values[3] == 1.0
+
+
+def test_region_size_counts_the_stations_mr_x_reaches_before_every_hunter():
+    board = london("classic")
+    game = detective_position()
+    st = F.state_of_game(game)
+    bd = F.board_table(game.rules.board)
+    x = game.station("X")
+    hunters = [game.station(p) for p in game.pieces if p != "X"]
+    want = sum(1 for s in board.all_stations
+               if board.distance(x, s) < min(board.distance(h, s) for h in hunters))
+    assert K.region_size(st, bd) == want > 0
+    # in the top-left corner with hunters on its way out, his room is a handful of stations
+    st[K.ST_POS] = 2
+    for i, h in enumerate((10, 20, 1, 100, 150), start=1):
+        st[K.ST_POS + i] = h
+    assert K.region_size(st, bd) == 1  # his own station: 2's only neighbours are 10 and 20
+    st[K.ST_POS + 2] = 33
+    assert K.region_size(st, bd) == sum(
+        1 for s in board.all_stations
+        if board.distance(2, s) < min(board.distance(h, s) for h in (10, 33, 1, 100, 150)))
+
+
+def test_region_value_takes_off_the_weight_times_the_missing_room():
+    game = detective_position()
+    st = F.state_of_game(game)
+    bd = F.board_table(game.rules.board)
+    n = K.region_size(st, bd)
+    assert K.region_value(st, bd, 0.8, 0.0) == 0.8  # no weight: the leaf value as it was
+    assert K.region_value(st, bd, 1.0, 0.5) == pytest.approx(
+        1.0 - 0.5 * (1.0 - min(1.0, n / K.REGION_REF)))
+    st[K.ST_POS] = 2
+    for i, h in enumerate((10, 20, 1, 100, 150), start=1):
+        st[K.ST_POS + i] = h
+    assert K.region_value(st, bd, 1.0, 0.5) == pytest.approx(1.0 - 0.5 * (1 - 1 / K.REGION_REF))
+    assert K.region_value(st, bd, 0.3, 0.5) == 0.0                 # never below 0
+
+
+def test_region_weight_lowers_mr_x_leaf_values_and_leaves_the_detectives_search_alone():
+    rules = Rules.classic()
+    start = {"X": 9, "D1": 1, "D2": 33, "D3": 46, "D4": 100, "D5": 150}
+    view = Game(rules, start).view("X")
+    values = []
+    for w in (0.0, 0.5):
+        s = MCTSSearch(view, MCTSOptions(mr_x_model="public", horizon=1, region_weight=w,
+                                         **PURE), seed=5)
+        s.run(120)
+        kids = s.root_children()
+        values.append(sum(c.value * c.visits for c in kids) / sum(c.visits for c in kids))
+    assert values[1] < values[0] - 0.1
+    det = detective_position().view("D1")
+    runs = []
+    for w in (0.0, 1.0):
+        s = MCTSSearch(det, MCTSOptions(horizon=1, region_weight=w, **PURE), seed=3)
+        s.run(60)
+        runs.append(s.root_children())
+    assert runs[0] == runs[1]
+
+
+def test_model_epsilon_is_the_epsilon_of_the_detectives_in_mr_x_public_search_only():
+    o = MCTSOptions(mr_x_model="public", model_epsilon=0.05)
+    assert o.policy_for("mr_x").epsilon_detectives == 0.05
+    assert o.policy_for("detectives").epsilon_detectives == 0.2  # their own search keeps theirs
+    assert MCTSOptions(mr_x_model="public").policy_for("mr_x").epsilon_detectives == 0.2
+    assert MCTSOptions(model_epsilon=0.05).policy_for("mr_x").epsilon_detectives == 0.2  # paranoid
+    game = advance(Game.new(Rules.classic(), seed=4), 11, 4)
+    while game.to_move != "X":
+        game = advance(game, 1, 4)
+    view = game.view("X")
+    runs = []
+    for opts in ({"model_epsilon": 0.0}, {"epsilon_detectives": 0.0}, {}):
+        s = MCTSSearch(view, MCTSOptions(mr_x_model="public", horizon=3, **opts, **PURE), seed=3)
+        s.run(150)
+        runs.append((s.root_children(), s.playout_plies))
+    assert runs[0] == runs[1] != runs[2]
 
 
 def test_horizon_search_backs_up_leaf_values_for_mr_x_and_their_complement_for_hunters():

@@ -100,7 +100,7 @@ def test_many_fast_playouts_in_one_call():
 
 
 @pytest.mark.parametrize("piece,model", [("X", "paranoid"), ("X", "public"), ("X", "hypothesis"),
-                                         ("D1", "paranoid")])
+                                         ("X", "public-region"), ("D1", "paranoid")])
 def test_fast_and_pure_search_are_identical(piece, model):
     game = Game.new(Rules.classic(), seed=6)
     game.push(game.legal_moves()[2])
@@ -110,7 +110,10 @@ def test_fast_and_pure_search_are_identical(piece, model):
     view = game.view(piece)
     runs = []
     for fast in (True, False):
-        s = MCTSSearch(view, MCTSOptions(fast=fast, mr_x_model=model), seed=21)
+        opts = (MCTSOptions(fast=fast, mr_x_model=model) if model != "public-region" else
+                MCTSOptions(fast=fast, mr_x_model="public", horizon=3, region_weight=0.5,
+                            model_epsilon=0.05))
+        s = MCTSSearch(view, opts, seed=21)
         s.run(250)
         runs.append((s.root_children(), s.nodes, s.playout_plies))
     assert runs[0] == runs[1]

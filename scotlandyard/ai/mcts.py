@@ -50,6 +50,13 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   not the survival of a myopic MCD playout to round 22: with 4 times the iterations he wins
   clearly more (docs/experiments.md). ``horizon_step`` (n > 0) lengthens the horizon by one
   move for every factor of 4 by which the move's iterations reach 4n (:func:`grown_horizon`).
+- ``region_weight=0.5``: a playout stopped at the horizon is worth less by ``region_weight``
+  times the room Mr X lacks there: ``1 - min(1, a / REGION_REF)``, ``a`` the stations he
+  reaches before every hunter, ``REGION_REF`` 12 (:func:`scotlandyard.kernel._kernel.region_value`):
+  it keeps him out of corners and two-exit pockets.
+- ``model_epsilon=0.05``: in Mr X's public search the simulated detectives play CAL with this
+  ε (sharper chasers than the 0.2 of the paper's playouts); the detectives' own search keeps
+  ``epsilon_detectives``.
 - ``belief="policy"`` (in the best settings): the detectives' determinization weights come
   from a model of Mr X's play (:func:`.belief_search.policy_weights`); ``critical=True`` (an
   option): an exact joint-move search
@@ -122,6 +129,7 @@ class MCTSOptions:
     coalition_reduction: float = 0.1
     epsilon_mr_x: float = 0.1
     epsilon_detectives: float = 0.2
+    model_epsilon: float | None = None
     cal_target: str = "actual"
     move_filter: bool = True
     categorization: bool = True
@@ -131,6 +139,7 @@ class MCTSOptions:
     horizon: int = 0
     horizon_step: int = 0
     info_weight: float = 0.0
+    region_weight: float = 0.0
     belief: str = "categorization"
     critical: bool = False
     determinization: str = "single"
@@ -163,7 +172,10 @@ class MCTSOptions:
         num("coalition_reduction", 0.0, 1.0)
         num("epsilon_mr_x", 0.0, 1.0)
         num("epsilon_detectives", 0.0, 1.0)
+        if self.model_epsilon is not None:
+            num("model_epsilon", 0.0, 1.0)
         num("info_weight", 0.0, 1.0)
+        num("region_weight", 0.0, 1.0)
         if isinstance(self.horizon, bool) or not isinstance(self.horizon, int) or \
                 self.horizon < 0:
             raise ValueError(f"MCTS option horizon is a whole number >= 0, not "
@@ -192,11 +204,12 @@ class MCTSOptions:
 
     def policy_for(self, side: str) -> PlayoutPolicy:
         """The playout policy of ``side``'s search: with ``mr_x_model="public"`` Mr X's search
-        has the detectives chase a station drawn from the public possible locations."""
+        has the detectives chase a station drawn from the public possible locations, with
+        ``model_epsilon`` (when given) as their ε instead of ``epsilon_detectives``."""
         if side == "mr_x" and self.mr_x_model != "paranoid":
             target = "possible" if self.mr_x_model == "public" else "hypothesis"
-            return PlayoutPolicy(self.epsilon_mr_x, self.epsilon_detectives, target,
-                                 self.move_filter)
+            eps = self.epsilon_detectives if self.model_epsilon is None else self.model_epsilon
+            return PlayoutPolicy(self.epsilon_mr_x, eps, target, self.move_filter)
         return self.policy
 
 
@@ -216,6 +229,7 @@ NW_SETTINGS: dict[str, Any] = {
 #: This package's best settings, over the paper's: the ``mcts`` agent (measured in
 #: benchmarks/nijssen_winands.py --versus; docs/experiments.md).
 BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "horizon": 3,
+                                 "model_epsilon": 0.05, "region_weight": 0.5,
                                  "coalition_reduction": 0.4, "belief": "policy"}
 
 
@@ -407,6 +421,7 @@ class MCTSSearch:
             # K.leaf_value (not caught, less the information term)
             self._pf[K.PF_HORIZON] = opts.horizon
             self._pa[K.PA_INFO] = opts.info_weight
+            self._pa[K.PA_REG] = opts.region_weight
         self._locs = kern.ints(locs)
         self._cum = kern.floats(cum)
         mover = view.to_move or ""

@@ -128,6 +128,7 @@ PA_R = 2          # coalition reduction
 PA_EPSX = 3       # epsilon of Mr X's playout policy
 PA_EPSD = 4       # epsilon of the detectives' playout policy
 PA_INFO = 5       # Mr X's search, a playout stopped at the horizon: weight of the information term
+PA_REG = 6        # Mr X's search, a playout stopped at the horizon: weight of the region term
 PA_LEN = 8
 
 PF_PH = 0         # progressive history on
@@ -145,6 +146,9 @@ PF_LEN = 12
 
 #: The information term's reference: a possible set this large (or larger) hides Mr X fully.
 INFO_REF = 32
+#: The region term's reference: this many stations nearer Mr X than every hunter (or more)
+#: leave him room enough.
+REGION_REF = 12
 
 # ---- tree layout --------------------------------------------------------------------------------
 TR_MOVE = 0
@@ -1190,6 +1194,40 @@ def leaf_value(st: IntBuf, info: float) -> float:
     return 1.0 - info * (1.0 - h)
 
 
+def region_size(st: IntBuf, bd: Ints) -> int:
+    """The number of stations strictly nearer Mr X's station than every detective and police
+    piece (fewest moves on the detectives' network; a tie goes to the hunters; his own station
+    counts): the room he can reach first."""
+    x = st[ST_POS]
+    nh = st[ST_N]
+    n = 0
+    for s in range(1, NS):
+        dx = bd[BD_DIST + x * NS + s]
+        mine = True
+        for i in range(1, nh):
+            if bd[BD_DIST + st[ST_POS + i] * NS + s] <= dx:
+                mine = False
+                break
+        if mine:
+            n += 1
+    return n
+
+
+def region_value(st: IntBuf, bd: Ints, vx: float, reg: float) -> float:
+    """Mr X's leaf value ``vx`` of a playout stopped at the horizon, less ``reg * (1 - a)``,
+    ``a = min(1, region / REGION_REF)`` (:func:`region_size`: the room he reaches before any
+    hunter); never below 0. With ``reg`` 0 it is ``vx``."""
+    if reg <= 0.0:
+        return vx
+    a = region_size(st, bd) / REGION_REF
+    if a > 1.0:
+        a = 1.0
+    v = vx - reg * (1.0 - a)
+    if v < 0.0:
+        v = 0.0
+    return v
+
+
 def backpropagate_value(tr: IntBuf, tv: FloatBuf, path: IntBuf, depth: int, vx: float) -> None:
     """Add a playout stopped at the horizon to the nodes of ``path[0..depth]``: Mr X's nodes
     get his leaf value ``vx``, a hunter's node ``1 - vx``."""
@@ -1351,6 +1389,7 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
         if out == OUT_NONE:
             # stopped at the horizon: Mr X's leaf value (a hunter's is 1 - it)
             vx = leaf_value(work, pa[PA_INFO])
+            vx = region_value(work, bd, vx, pa[PA_REG])
             backpropagate_value(tr, tv, path, depth, vx)
         else:
             backpropagate(tr, tv, path, depth, out, capt, rr)

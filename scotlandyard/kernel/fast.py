@@ -37,7 +37,7 @@ _KERNEL_FUNCS = (
     "bel_count", "bel_nth", "bel_expand", "set_occupied", "bel_drop", "move_hunter", "mark_reach",
     "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step", "apply_move", "choose_mrx", "hypothesis",
     "choose_hunter", "playout", "playout_many", "reward", "hkey", "selection_score",
-    "backpropagate", "leaf_value", "backpropagate_value", "mcts_iterate", "gen_legal", "next_take", "save_state", "load_state", "perft",
+    "backpropagate", "leaf_value", "region_size", "region_value", "backpropagate_value", "mcts_iterate", "gen_legal", "next_take", "save_state", "load_state", "perft",
     "random_games", "batch_record", "batch_play", "batch_count", "batch_fill", "batch_check",
     "gen_legal_i", "apply_move_i", "gen_mrx_raw_i",
 )
