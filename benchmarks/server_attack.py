@@ -37,8 +37,6 @@ import json
 import random
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -54,6 +52,9 @@ from websockets.exceptions import ConnectionClosed
 from scotlandyard.record import Record
 from scotlandyard.server.audit import LeakFound, audit_frame, audit_state
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.live_server import LiveServer as Server  # noqa: E402  (the live tests' harness)
+
 PRESETS = [
     {"preset": "classic", "detectives": 5}, {"preset": "classic", "detectives": 3},
     {"preset": "classic", "detectives": 1}, {"preset": "classic_2p"},
@@ -61,80 +62,6 @@ PRESETS = [
     {"preset": "new_edition", "detectives": 4}, {"preset": "new_edition", "detectives": 2},
     {"preset": "new_edition_2p"}, {"preset": "new_edition", "detectives": 3, "extra_reveal": True},
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """``python -m scotlandyard.server`` on a free port of 127.0.0.1, its output in a file."""
-
-    def __init__(self, workdir: Path, db: Path, *extra: str) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.ws = f"ws://127.0.0.1:{self.port}"
-        self.log = workdir / f"server-{self.port}.log"
-        self._out = self.log.open("wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "scotlandyard.server", "--port", str(self.port), "--db",
-             str(db), "--ai-delay", "0", *extra],
-            cwd=workdir, stdout=self._out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120
-        while True:
-            if self.proc.poll() is not None:
-                raise SystemExit(f"the server exited: {self.log.read_text()}")
-            try:
-                if httpx.get(self.base + "/api/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise SystemExit("the server did not start in 120 s")
-            time.sleep(0.05)
-
-    def create(self, **body: Any) -> dict[str, Any]:
-        r = httpx.post(self.base + "/api/games", json=body, timeout=30)
-        while r.status_code == 429:  # the per-address limit on new games: wait as told
-            time.sleep(float(r.headers.get("Retry-After", "1")))
-            r = httpx.post(self.base + "/api/games", json=body, timeout=30)
-        if r.status_code != 201:
-            raise SystemExit(f"create: {r.status_code} {r.text}")
-        return dict(r.json())
-
-    def state(self, g: dict[str, Any], name: str) -> dict[str, Any]:
-        r = httpx.get(f"{self.base}/api/games/{g['game_id']}/state", timeout=30,
-                      headers={"Authorization": "Bearer " + g["tokens"][name]})
-        r.raise_for_status()
-        return dict(r.json())
-
-    def record(self, g: dict[str, Any]) -> Record:
-        r = httpx.get(f"{self.base}/api/games/{g['game_id']}/record", timeout=30,
-                      params={"format": "json"},
-                      headers={"Authorization": "Bearer " + g["tokens"]["X"]})
-        r.raise_for_status()
-        return Record.parse(r.text)
-
-    def url(self, g: dict[str, Any], name: str) -> str:
-        return f"{self.ws}/ws/{g['game_id']}?token={g['tokens'][name]}"
-
-    def kill(self) -> None:
-        self.proc.kill()  # SIGKILL: no shutdown code runs
-        self.proc.wait(30)
-        self._out.close()
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(15)
-        self._out.close()
 
 
 @dataclass
@@ -200,7 +127,7 @@ async def _leaks(srv: Server, games: int, parallel: int) -> tuple[Counter[str], 
             made.append(g)
             bodies: list[tuple[str, dict[str, Any]]] = []
             frames = await _watch(srv, g, bodies)
-            record = await asyncio.to_thread(srv.record, g)
+            record = Record.parse(await asyncio.to_thread(srv.record, g))
         game = record.replay()
         truth = list(game.log)
         counts["games"] += 1
@@ -245,8 +172,9 @@ async def _leaks(srv: Server, games: int, parallel: int) -> tuple[Counter[str], 
 def run_leaks(workdir: Path, games: int, parallel: int) -> Verdict:
     v = Verdict("leaks")
     t0 = time.monotonic()
-    # per-address limits off: every game comes from this one address (they are fuzzed below)
-    srv = Server(workdir, workdir / "leaks.sqlite3", "--no-limits")
+    # per-address limits off: every game comes from this one address (they are fuzzed below);
+    # AI Mr X unpaced (tests/serve_unpaced.py): the frames are audited here, not their timing
+    srv = Server(workdir, workdir / "leaks.sqlite3", 0, "--no-limits", unpaced=True)
     try:
         counts, v.failures, _ = asyncio.run(_leaks(srv, games, parallel))
         v.counts.update(counts)
@@ -461,7 +389,7 @@ async def _race_moves(srv: Server, g: dict[str, Any], plies: int, rng: random.Ra
 def run_fuzz(workdir: Path, total: int, seed: int) -> Verdict:
     v = Verdict("fuzz")
     t0 = time.monotonic()
-    srv = Server(workdir, workdir / "fuzz.sqlite3")
+    srv = Server(workdir, workdir / "fuzz.sqlite3", 0)
     try:
         replies, kinds, v.failures = asyncio.run(_fuzz(srv, total, seed))
     finally:
@@ -496,7 +424,7 @@ def run_kills(workdir: Path, kills: int, seed: int) -> Verdict:
     games: list[dict[str, Any]] = []
     expect: dict[str, tuple[int, list[str]]] = {}  # game -> (last acked version, moves)
     for k in range(kills + 1):
-        srv = Server(workdir, db)
+        srv = Server(workdir, db, 0)
         try:
             for g in games:  # every acknowledged move is there after the kill
                 st = srv.state(g, "X")

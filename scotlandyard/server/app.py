@@ -217,6 +217,15 @@ def board_payload(name: str) -> bytes:
     }, separators=(",", ":")).encode()
 
 
+
+def _refuse_if_waiting(wait: float, what: str) -> None:
+    """A per-address limit's answer: nothing while ``wait`` is 0, else 429 saying ``what``
+    and when to try again (``Retry-After``, whole seconds)."""
+    if wait:
+        retry = max(1, math.ceil(wait))
+        raise HTTPException(429, f"{what}; try again in {retry} s",
+                            headers={"Retry-After": str(retry)})
+
 def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                static_dir: Path | None = None, ai_workers: int = 0,
                absent_timeout: float = X_ABSENT_SECONDS,
@@ -352,11 +361,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     @app.post("/api/games", status_code=201)
     async def create_game(body: CreateGame, request: Request) -> JSONResponse:
         """Create a game; answers its id, one token per seat, a spectator token and links."""
-        wait = clients.create_wait(_client(request))
-        if wait:
-            retry = max(1, math.ceil(wait))
-            raise HTTPException(429, f"too many new games from this address; try again in "
-                                     f"{retry} s", headers={"Retry-After": str(retry)})
+        _refuse_if_waiting(clients.create_wait(_client(request)), "too many new games from "
+                           "this address")
         try:
             out = await games().create(body, owner=_client(request))
         except SetupError as exc:
@@ -370,12 +376,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     @app.get("/api/lobby")
     async def lobby(request: Request) -> JSONResponse:
         """Public games that have an open seat (rules, seats, who is waiting; no tokens)."""
-        wait = clients.lobby_wait(_client(request))
-        if wait:
-            retry = max(1, math.ceil(wait))
-            raise HTTPException(429, f"too many lobby requests from this address (at most "
-                                     f"{lim.lobby_per_minute:g} a minute); try again in "
-                                     f"{retry} s", headers={"Retry-After": str(retry)})
+        _refuse_if_waiting(clients.lobby_wait(_client(request)), "too many lobby requests from "
+                           f"this address (at most {lim.lobby_per_minute:g} a minute)")
         try:
             body = await list_lobby(games())
         except UNAVAILABLE as exc:
@@ -386,12 +388,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     @app.post("/api/games/{game_id}/join", status_code=201)
     async def join(game_id: str, body: JoinRequest, request: Request) -> JSONResponse:
         """Take an open seat of a public game: its token and link (409 when taken)."""
-        wait = clients.join_wait(_client(request))
-        if wait:
-            retry = max(1, math.ceil(wait))
-            raise HTTPException(429, f"too many seats taken from this address (at most "
-                                     f"{lim.joins_per_minute:g} a minute); try again in "
-                                     f"{retry} s", headers={"Retry-After": str(retry)})
+        _refuse_if_waiting(clients.join_wait(_client(request)), "too many seats taken from "
+                           f"this address (at most {lim.joins_per_minute:g} a minute)")
         try:
             out = await join_game(games(), game_id, body.seat, body.side)
         except JoinError as exc:
