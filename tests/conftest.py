@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -12,6 +15,18 @@ from scotlandyard import Game, Rules
 ROOT = Path(__file__).resolve().parent.parent
 
 pytest_plugins = ["tests.pg_fixture"]  # the throwaway PostgreSQL server (pg_server, pg_url)
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """``benchmarks/NAME.py`` imported as the module ``NAME_bench`` (the benchmarks are
+    scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_bench",
+                                                  ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while building
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def shared_dir() -> Path:

@@ -7,10 +7,7 @@ returns made-up results, so the tests check the protocol and the statistics, not
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -18,21 +15,9 @@ import pytest
 from scotlandyard.ai.arena import ArenaConfig, ArenaResult
 from scotlandyard.ai.arena.play import GameResult
 from scotlandyard.ai.stats import difference_interval
+from tests.conftest import load_benchmark
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("nijssen_winands_bench",
-                                                  ROOT / "benchmarks" / "nijssen_winands.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up while building
-    spec.loader.exec_module(mod)
-    return mod
-
-
-nw = _load()
+nw = load_benchmark("nijssen_winands")
 
 
 @pytest.mark.parametrize(("a", "n_a", "b", "n_b", "lo", "hi"), [

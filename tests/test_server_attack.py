@@ -4,29 +4,17 @@ an error with the games unchanged, and two SIGKILLs with every acknowledged move
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import load_benchmark
+
 pytestmark = pytest.mark.timeout(300)
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("server_attack_bench",
-                                                  ROOT / "benchmarks" / "server_attack.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up while building
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_the_three_attacks_at_a_small_size_find_nothing(tmp_path: Path) -> None:
-    attack = _load()
+    attack = load_benchmark("server_attack")
     leaks = attack.run_leaks(tmp_path, games=4, parallel=4)
     assert leaks.failures == [] and leaks.counts["games"] == 4
     assert leaks.counts["frames"] > 200 and leaks.counts["hidden slots"] > 10
