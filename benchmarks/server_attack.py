@@ -219,11 +219,12 @@ def bad_messages(rng: random.Random, legal: list[str], pieces_not_mine: list[str
     if kind == "move_notation":
         return json.dumps({"type": "move", "move": rng.choice(
             ["T", "X92", "T0", "T200", "T-1", "B58+", "+K74", "T92++T1", "pass!", "D9:T1",
-             "take:X:T", "T92 ", "t92", "K", "Q1"])}), kind
+             "take:X:T", "T9.2", "K", "Q1", "T92T", "B58+K74+T1"])}), kind
     if kind == "move_illegal":
+        bare = {x.split(":")[-1] for x in legal}  # "D2:T92" may be sent as "T92"
         while True:
             m = f"{rng.choice('TBUK')}{rng.choice(stations)}"
-            if m not in legal:
+            if m not in bare:
                 return json.dumps({"type": "move", "move": m}), kind
     if kind == "move_other_piece":
         return json.dumps({"type": "move", "move": f"{rng.choice(pieces_not_mine)}:T{rng.choice(stations)}"}), kind
