@@ -228,7 +228,10 @@ def test_ai_mr_x_reply_time_does_not_follow_his_legal_moves(tmp_path, monkeypatc
         # noise-dominated at 30 samples, so the bound is on the spread itself.) The lower
         # bound allows 50 ms for the "X to move" frame reaching this client later than the
         # server sent it (seen at load 3 on 2 cores: 0.373 s); unpaced replies start at 0.01 s.
-        assert min(times) >= 0.35 and max(times) - min(times) < 0.08, (min(times), max(times))
+        # The spread's bound, 0.15 s, is half the think times' own spread (0.02..0.3 s, which an
+        # unpaced server shows whole) and leaves room for a busy machine's scheduling (a bound
+        # of 0.08 s failed now and then with the whole suite and other jobs on 2 cores).
+        assert min(times) >= 0.35 and max(times) - min(times) < 0.15, (min(times), max(times))
     else:  # the leak this guards against, measured on the same server with pacing off
         assert rho > 0.6
 
