@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ class Worker:
              "--db", url, "--ai-delay", str(ai_delay), *extra],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.output: list[str] = []
+        self.sockets = ExitStack()  # the clients' connections, closed when the cluster stops
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         deadline = time.monotonic() + 60
@@ -80,7 +82,7 @@ class Worker:
 
     def ws(self, game: dict[str, Any], name: str) -> Sock:
         url = f"ws://127.0.0.1:{self.port}/ws/{game['game_id']}?token={game['tokens'][name]}"
-        return Sock(connect(url, open_timeout=10))
+        return Sock(self.sockets.enter_context(connect(url, open_timeout=10)))
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.proc.poll() is None:
@@ -133,16 +135,19 @@ class Cluster:
     def __init__(self, url: str) -> None:
         self.url = url
         self.running: dict[str, Worker] = {}
+        self.started: list[Worker] = []
 
     def __call__(self, name: str, ai_delay: float = 0.0, *extra: str) -> Worker:
         w = self.running.get(name)
         if w is None or w.proc.poll() is not None:
             w = self.running[name] = Worker(self.url, name, ai_delay, *extra)
+            self.started.append(w)
         return w
 
     def stop(self) -> None:
-        for w in self.running.values():
+        for w in self.started:
             w.kill()
+            w.sockets.close()
 
 
 @pytest.fixture(scope="module")
