@@ -80,6 +80,27 @@ def test_a_forged_path_with_matching_hashes_is_rejected(finished):
     assert any("not legal" in p for p in report.problems), report.problems
 
 
+def test_a_journey_from_another_start_than_the_one_shown_is_rejected(finished):
+    """A forged journey may be legal from some start card he could have drawn: once the game is
+    over the server shows his start, and the journey must leave from that one. (A random game
+    whose first hidden slot was forged to 199 passed as honest when Mr X's first move was a
+    black ticket: 198 -> 199 is a taxi line and 198 a start card.)"""
+    starts_shown = finished["view"]["start"]
+    honest = verify_seal(finished)
+    board = london("classic")
+    first = next(o["station"] for o in finished["openings"] if o["slot"] == 1)
+    elsewhere = next(s for s in (198, 1, 108, 46, 153, 13, 26, 29) if s not in honest.starts
+                     and s not in starts_shown.values() and first not in board.any_neighbours(s))
+    moved = copy.deepcopy(finished)
+    moved["view"]["start"]["X"] = elsewhere
+    report = verify_seal(moved)
+    assert not report.ok
+    assert any(f"the start the server showed, {elsewhere}" in p for p in report.problems), \
+        report.problems
+    moved["view"]["start"]["X"] = "141"
+    assert any("not a station" in p for p in verify_seal(moved).problems)
+
+
 def test_a_changed_opening_is_rejected(finished):
     bad = copy.deepcopy(finished)
     bad["openings"][0]["salt"] = "00" * 16

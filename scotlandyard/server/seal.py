@@ -10,6 +10,8 @@ path) the check makes sure that
 - the opened stations, with the tickets shown, are a journey that the rules allow from some
   start card Mr X could have drawn: every step along a line of that ticket's transport, never
   onto a detective, with the tickets he had (the core :class:`~scotlandyard.Game` replays it),
+  and from the start the server shows at the end, where it shows one (a journey legal only
+  from another start card is a forgery too),
 - every station shown at a reveal is the opened one, and the replayed game ends as stated.
 """
 
@@ -101,6 +103,7 @@ def _verify(state: dict[str, Any]) -> SealReport:
     cards = [c for c in deck if c not in hunters.values()] or list(range(1, 200))
     starts: list[int] = []
     first_error: tuple[int, str] | None = None
+    errors: dict[int, str] = {}
     for card in cards:
         try:
             game = Game.new(rules, start={MR_X: card, **hunters})
@@ -111,16 +114,25 @@ def _verify(state: dict[str, Any]) -> SealReport:
                                      f"): {why}")
                 game.push(move)
         except ValueError as exc:
+            errors[card] = str(exc)
             first_error = first_error or (card, str(exc))
             continue
         out = game.outcome()
         stated = view.get("outcome") or {}
         if out is None or out.winner != stated.get("winner") or out.reason != stated.get("reason"):
-            first_error = first_error or (card, "the replayed game does not end as stated")
+            errors[card] = "the replayed game does not end as stated"
+            first_error = first_error or (card, errors[card])
             continue
         starts.append(card)
     if not starts:
         bad, why = first_error or (None, "no start card")
         problems.append(f"Mr X's opened journey is not legal from any start card he could "
                         f"have drawn (from {bad}: {why})")
+    shown = view["start"].get(MR_X)  # shown to everyone once the game is over
+    if shown is not None and not isinstance(shown, int):
+        problems.append(f"Mr X's start as shown is not a station: {str(shown)[:80]!r}")
+    elif starts and shown is not None and shown not in starts:
+        why = errors.get(shown, "not a start card he could have drawn")
+        problems.append(f"Mr X's opened journey is not legal from the start the server showed, "
+                        f"{shown} ({why}); it is only from {', '.join(map(str, starts))}")
     return SealReport(not problems, len(commitments), problems, starts)

@@ -69,14 +69,23 @@ def test_the_page_checks_mr_x_journey_not_only_the_hashes(server: str, new_page:
                 and not any(s in board.any_neighbours(p) for p in path))
     forged = [dict(o, station=fake) if o["slot"] == hidden["slot"] else o
               for o in state["openings"]]
+    # the journey as opened, but from another start than the one shown at the end
+    first = next(o["station"] for o in state["openings"] if o["slot"] == 1)
+    moved = dict(state["view"], start=dict(state["view"]["start"], X=next(
+        s for s in sorted(board.all_stations) if s not in path
+        and first not in board.any_neighbours(s))))
     result = page.evaluate(
-        """async ([view, openings, forged]) => {
+        """async ([view, openings, forged, moved]) => {
             const v = await import('/static/js/verify.js');
             const board = await (await fetch('/api/board?board=classic')).json();
-            return [v.verifyJourney(board, view, openings), v.verifyJourney(board, view, forged)];
-        }""", [state["view"], state["openings"], forged])
+            return [v.verifyJourney(board, view, openings), v.verifyJourney(board, view, forged),
+                    v.verifyJourney(board, moved, openings)];
+        }""", [state["view"], state["openings"], forged, moved])
     assert result[0] == {"ok": True, "problems": []}
     assert result[1]["ok"] is False and result[1]["problems"][0]["why"] == "journey"
+    assert result[2]["ok"] is False
+    assert [p["slot"] for p in result[2]["problems"]] == [1], result[2]
+    assert result[2]["problems"][0]["text"].startswith("Mr X's start as shown")
 
 
 def test_first_seen_commitments_survive_a_reload(server: str, new_page: Any) -> None:

@@ -99,7 +99,8 @@ export function changedSeals(seen, commitments) {
 /**
  * Check Mr X's opened journey against the board, from the openings and the public log alone:
  * every step along a line of the ticket shown (black: any line, ferries included), never onto
- * a detective, the first step from a start card he could have drawn, and never with a ticket he
+ * a detective, the first step from the start shown at the end (before it is shown: from a
+ * start card he could have drawn), and never with a ticket he
  * did not hold at that moment: his tickets are counted as the rules give them (the rules'
  * `mr_x_tickets`, `black_tickets`, `double_moves`; taxi, bus and underground unlimited where
  * `mr_x_unlimited`; the tickets detectives spend handed to him where `ticket_handover`; a
@@ -125,6 +126,7 @@ export function verifyJourney(board, view, openings) {
   const rules = view.rules || {};
   const deck = rules.shared_start_deck ? rules.start_deck_detectives : rules.start_deck_mr_x;
   const all = Array.from({ length: board.stations }, (_, i) => i + 1);
+  const shownStart = (view.start || {}).X; // Mr X's start, shown to everyone once the game is over
   let from = null;
   let slot = 0;
   const fail = (s, text) => problems.push({ slot: s, why: "journey", text });
@@ -164,7 +166,11 @@ export function verifyJourney(board, view, openings) {
       }
       spend(slot, ticket);
       const taken = Object.values(pos);
-      if (from === null) {
+      if (from === null && Number.isInteger(shownStart)) { // the start shown at the end
+        if (!linked(shownStart, to, ticket)) {
+          fail(slot, `Mr X's start as shown, ${shownStart}, to ${to} is not a ${ticket} line`);
+        }
+      } else if (from === null) {
         const cards = ((deck && deck.length) ? deck : all).filter((c) => !taken.includes(c));
         if (!cards.some((c) => linked(c, to, ticket))) fail(slot, `no start card reaches ${to} by ${ticket}`);
       } else if (!linked(from, to, ticket)) {
