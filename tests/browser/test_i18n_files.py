@@ -30,6 +30,7 @@ DYNAMIC = {
     "ticket_short": ("taxi", "bus", "underground", "black", "double"),
     "hotseat": ("pass_mr_x", "pass_detectives", "ready_mr_x", "ready_detectives"),
     "level": ("random", "easy", "medium", "hard", "max"),
+    "quick.hint": ("random", "easy", "medium", "hard", "max"),  # lobby.js quickHint
     "link": ("all", "X", "detectives", "spectator", "piece"),
 }
 

@@ -57,6 +57,30 @@ def test_one_click_games_as_detectives_and_as_mr_x(lobby_server: str, new_page: 
     assert page.locator(".piece-X").count() == 1
 
 
+def test_the_level_hint_says_what_each_level_plays_like(lobby_server: str, new_page: Any) -> None:
+    """Under the one-click level select, a line says what the chosen level plays like (and how
+    long Mr X takes at the strong levels), in the page's language, following the select."""
+    import json
+    from pathlib import Path
+
+    i18n = Path(__file__).resolve().parents[2] / "scotlandyard/server/static/i18n"
+    en = json.loads((i18n / "en.json").read_text(encoding="utf-8"))
+    it = json.loads((i18n / "it.json").read_text(encoding="utf-8"))
+    page = new_page()
+    lobby(page, lobby_server)
+    hint = page.locator("#quick-level-hint")
+    assert hint.inner_text() == en[f"quick.hint.{page.input_value('#quick-level')}"]
+    for level in ("easy", "max", "random"):
+        page.select_option("#quick-level", level)
+        assert hint.inner_text() == en[f"quick.hint.{level}"]
+    assert len({en[f"quick.hint.{lv}"] for lv in ("random", "easy", "medium", "hard", "max")}) == 5
+    page.select_option("#quick-level", "max")
+    page.select_option("#lang-picker", "it")
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    assert page.input_value("#quick-level") == "max"  # the choice survives the redraw
+    assert hint.inner_text() == it["quick.hint.max"] and "20 s" in hint.inner_text()
+
+
 def test_public_game_joined_from_a_second_browser_and_resumed_from_my_games(
         lobby_server: str, new_page: Any) -> None:
     host = new_page()

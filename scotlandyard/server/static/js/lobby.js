@@ -53,6 +53,13 @@ export class Lobby {
     const keep = sel.value || this.presets.default_level || "medium";
     sel.replaceChildren(...this.levels().map((lv) => h("option", { value: lv, text: has(`level.${lv}`) ? t(`level.${lv}`) : lv })));
     sel.value = keep;
+    this.quickHint();
+  }
+
+  /** What the chosen level plays like, under the level's select. */
+  quickHint() {
+    const lv = this.root.querySelector("#quick-level").value;
+    this.root.querySelector("#quick-level-hint").textContent = has(`quick.hint.${lv}`) ? t(`quick.hint.${lv}`) : "";
   }
 
   async quick(side) {
@@ -166,6 +173,7 @@ export class Lobby {
       this.submit();
     });
     f.elements.hotseat.addEventListener("change", () => this.renderChoices());
+    this.root.querySelector("#quick-level").addEventListener("change", () => this.quickHint());
     this.root.querySelector("#quick-detectives").addEventListener("click", () => this.quick("detectives"));
     this.root.querySelector("#quick-mr-x").addEventListener("click", () => this.quick("mr_x"));
     this.root.querySelector("#quick-friends").addEventListener("click", (e) => {
