@@ -8,16 +8,44 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+UNPACED = Path(__file__).with_name("serve_unpaced.py")
+
 
 def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
+
+
+def server_argv(unpaced: bool = False) -> list[str]:
+    """The command that starts a game server: ``python -m scotlandyard.server``, or with
+    ``unpaced`` ``tests/serve_unpaced.py`` (the same options, AI Mr X unpaced; test-only)."""
+    return [sys.executable, *([str(UNPACED)] if unpaced else ["-m", "scotlandyard.server"])]
+
+
+def wait_until_up(proc: subprocess.Popen[Any], url: str, seconds: float,
+                  output: Callable[[], str]) -> None:
+    """Poll ``url`` until it answers 200; :class:`RuntimeError` with the server's ``output()``
+    if the process exits first or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited ({proc.returncode}):\n{output()}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"server did not answer within {seconds:g} s:\n{output()}")
+        time.sleep(0.1)
 
 
 class LiveServer:
@@ -33,23 +61,14 @@ class LiveServer:
         self.log = workdir / f"server-{self.port}.log"
         self._out = self.log.open("wb")
         self.proc = subprocess.Popen(
-            [sys.executable, *([str(Path(__file__).with_name("serve_unpaced.py"))] if unpaced
-                               else ["-m", "scotlandyard.server"]), "--port", str(self.port),
-             "--db", str(db), "--ai-delay", str(ai_delay), *extra],
+            [*server_argv(unpaced), "--port", str(self.port), "--db", str(db),
+             "--ai-delay", str(ai_delay), *extra],
             cwd=workdir, stdout=self._out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120  # a loaded machine starts Python slowly
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log.read_text()}")
-            try:
-                if httpx.get(self.base + "/api/presets", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("server did not start in 120 s")
-            time.sleep(0.1)
+        try:  # a loaded machine starts Python slowly
+            wait_until_up(self.proc, self.base + "/api/presets", 120, self.log.read_text)
+        except RuntimeError:
+            self.stop()
+            raise
 
     def create(self, **body: Any) -> dict:
         """``POST /api/games``; waits as told on a 429 (the per-address limit on new games)."""

@@ -19,7 +19,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -28,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.live_server import free_port
 
 
 def _bindir() -> Path:
@@ -39,13 +40,6 @@ def _bindir() -> Path:
     raise RuntimeError("PostgreSQL is not installed (no pg_ctl): run the README's test command "
                        "(scripts/test.sh installs Debian's postgresql package), or "
                        "apt-get install postgresql, or set SCOTLANDYARD_TEST_PG")
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass

@@ -14,7 +14,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +26,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from tests.pg_fixture import PgServer, free_port, fresh_database
+from tests.live_server import free_port, server_argv, wait_until_up
+from tests.pg_fixture import PgServer, fresh_database
 
 pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,24 +42,15 @@ class Worker:
         self.base = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT), "SCOTLANDYARD_WORKER": name}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "scotlandyard.server", "--port", str(self.port),
-             "--db", url, "--ai-delay", str(ai_delay), *extra],
+            [*server_argv(), "--port", str(self.port), "--db", url, "--ai-delay", str(ai_delay),
+             *extra],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.output: list[str] = []
         self.sockets = ExitStack()  # the clients' connections, closed when the cluster stops
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"worker {name} exited: {''.join(self.output)}")
-            try:
-                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError(f"worker {name} did not start: {''.join(self.output)}")
+        wait_until_up(self.proc, self.base + "/api/health", 60,
+                      lambda: f"worker {name}: {''.join(self.output)}")
 
     def _read(self) -> None:
         assert self.proc.stdout is not None

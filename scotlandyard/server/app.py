@@ -217,7 +217,6 @@ def board_payload(name: str) -> bytes:
     }, separators=(",", ":")).encode()
 
 
-
 def _refuse_if_waiting(wait: float, what: str) -> None:
     """A per-address limit's answer: nothing while ``wait`` is 0, else 429 saying ``what``
     and when to try again (``Retry-After``, whole seconds)."""
@@ -225,6 +224,7 @@ def _refuse_if_waiting(wait: float, what: str) -> None:
         retry = max(1, math.ceil(wait))
         raise HTTPException(429, f"{what}; try again in {retry} s",
                             headers={"Retry-After": str(retry)})
+
 
 def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                static_dir: Path | None = None, ai_workers: int = 0,

@@ -102,8 +102,7 @@ def _verify(state: dict[str, Any]) -> SealReport:
     deck = rules.start_deck_detectives if rules.shared_start_deck else rules.start_deck_mr_x
     cards = [c for c in deck if c not in hunters.values()] or list(range(1, 200))
     starts: list[int] = []
-    first_error: tuple[int, str] | None = None
-    errors: dict[int, str] = {}
+    errors: dict[int, str] = {}  # start card -> why the journey fails from it (in deck order)
     for card in cards:
         try:
             game = Game.new(rules, start={MR_X: card, **hunters})
@@ -115,17 +114,15 @@ def _verify(state: dict[str, Any]) -> SealReport:
                 game.push(move)
         except ValueError as exc:
             errors[card] = str(exc)
-            first_error = first_error or (card, str(exc))
             continue
         out = game.outcome()
         stated = view.get("outcome") or {}
         if out is None or out.winner != stated.get("winner") or out.reason != stated.get("reason"):
             errors[card] = "the replayed game does not end as stated"
-            first_error = first_error or (card, errors[card])
             continue
         starts.append(card)
     if not starts:
-        bad, why = first_error or (None, "no start card")
+        bad, why = next(iter(errors.items()), (None, "no start card"))
         problems.append(f"Mr X's opened journey is not legal from any start card he could "
                         f"have drawn (from {bad}: {why})")
     shown = view["start"].get(MR_X)  # shown to everyone once the game is over

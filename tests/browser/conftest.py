@@ -11,16 +11,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.live_server import free_port, server_argv, wait_until_up
 
 CHROMIUM = os.environ.get("SY_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -33,40 +31,26 @@ ARTIFACTS = ROOT / "test-artifacts"
 STATIC = ROOT / "scotlandyard" / "server" / "static"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def running_server(tmp: Path, *extra: str, unpaced: bool = False) -> Iterator[str]:
     """``python -m scotlandyard.server`` on a free port with a database in ``tmp`` and the
     options ``extra``; yields its base URL and stops it by pid. ``unpaced``: AI Mr X replies
     as soon as he has thought (``tests/serve_unpaced.py``, test-only)."""
-    port = _free_port()
+    port = free_port()
     log = open(tmp / "server.log", "w+b")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [sys.executable, *([str(ROOT / "tests" / "serve_unpaced.py")] if unpaced
-                           else ["-m", "scotlandyard.server"]), "--port", str(port), "--db",
-         str(tmp / "games.sqlite3"), "--ai-delay", "0", *extra],
+        [*server_argv(unpaced), "--port", str(port), "--db", str(tmp / "games.sqlite3"),
+         "--ai-delay", "0", *extra],
         stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
     )
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90  # a loaded 2-core machine can take a while
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"server exited ({proc.returncode}):\n{log.read().decode()[-3000:]}")
-            try:
-                if httpx.get(f"{base}/api/presets", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("server did not answer within 90 s")
-            time.sleep(0.2)
+
+    def output() -> str:
+        log.seek(0)
+        return log.read().decode(errors="replace")[-3000:]
+
+    try:  # a loaded 2-core machine can take a while
+        wait_until_up(proc, f"{base}/api/presets", 90, output)
         yield base
     finally:
         proc.terminate()
