@@ -195,7 +195,9 @@ def test_a_held_write_lock_stalls_no_other_game(tmp_path):
                 worst = 0.0
                 for i in range(5):
                     worst = max(worst, ping_seconds(wb, i))
-                assert worst < 0.1, f"a ping in another game took {worst * 1000:.0f} ms"
+                # a stalled loop answers only once the write gives up (db_wait, 10 s): 0.5 s
+                # leaves a busy CI machine its scheduling and still tells the two apart
+                assert worst < 0.5, f"a ping in another game took {worst * 1000:.0f} ms"
                 r = c.get(f"/api/games/{b['game_id']}/state", params={"token": b["tokens"]["X"]})
                 assert r.status_code == 200  # reads go on too
             finally:
@@ -209,7 +211,7 @@ def test_a_held_write_lock_stalls_no_ping_or_lobby_while_chat_and_options_wait(t
     """Chat, the chat-record agreement (game options) and the lobby's reads run off the event
     loop too: while another process holds the write lock and a chat message and an option
     change of one game wait for it, a ping in another game and GET /api/lobby are answered
-    in < 100 ms; once the lock goes, both writes are made and delivered."""
+    in < 0.5 s (a stalled loop: 10 s); once the lock goes, both writes are made and delivered."""
     db = tmp_path / "g.sqlite3"
     with app(db, db_wait=10.0) as c:
         a = create(c, detectives=1)
@@ -230,7 +232,7 @@ def test_a_held_write_lock_stalls_no_ping_or_lobby_while_chat_and_options_wait(t
                     assert r.status_code == 200
                     assert [e["game_id"] for e in r.json()["games"]] == [b["game_id"]]
                     worst = max(worst, time.perf_counter() - t0)
-                assert worst < 0.1, f"a ping or lobby request took {worst * 1000:.0f} ms"
+                assert worst < 0.5, f"a ping or lobby request took {worst * 1000:.0f} ms"
             finally:
                 threading.Timer(0.2, lock.release).start()
             while (msg := wa.receive_json())["type"] != "chat":
