@@ -16,7 +16,7 @@ from scotlandyard.server.seal import commitment
 
 def finished_state(rules: Rules, seed: int, game_id: str = "G1") -> dict[str, Any]:
     """The ``state`` a server sends at the end of a game (``view`` as JSON, the commitments
-    published and their openings) of a game played with ``seed``."""
+    published and their openings, Mr X's start as slot 0) of a game played with ``seed``."""
     game = Game.new(rules, seed=seed)
     rng = random.Random(seed)
     while not game.is_over():
@@ -27,7 +27,9 @@ def finished_state(rules: Rules, seed: int, game_id: str = "G1") -> dict[str, An
                      or [m for m in legal if m.kind == "single" and m.ticket == Ticket.BLACK]
                      or legal)
         game.push(rng.choice(legal))
-    openings = [{"slot": e.slot, "station": e.station, "salt": f"{e.slot:032x}"} for e in game.log]
+    openings = [{"slot": 0, "station": game.start["X"], "salt": f"{0:032x}"}]  # his start
+    openings += [{"slot": e.slot, "station": e.station, "salt": f"{e.slot:032x}"}
+                 for e in game.log]
     return {
         "game_id": game_id,
         "view": json.loads(json.dumps(game.view("spectator").to_dict())),

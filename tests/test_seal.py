@@ -71,7 +71,45 @@ def unreachable_forgery(state: dict) -> tuple[int, int]:
 def test_an_honest_game_verifies(finished):
     report = verify_seal(finished)
     assert report.ok, report.problems
-    assert report.checked == len(finished["view"]["log"]) and finished["view"]["start"]["X"] in report.starts
+    assert report.checked == len(finished["view"]["log"]) + 1  # his log and his start (slot 0)
+    assert finished["view"]["start"]["X"] in report.starts
+
+
+def test_mr_x_start_is_sealed_before_the_first_move(tmp_path):
+    """The server seals Mr X's start as log slot 0 when it creates the game: the first state
+    every player gets carries that commitment, and the end opens it as the start shown."""
+    db = tmp_path / "g.sqlite3"
+    with TestClient(create_app(db, ai_delay=0, pace_mr_x=False)) as c:
+        g = c.post("/api/games", json={"preset": "classic", "detectives": 1}).json()
+        st = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["D1"]}).json()
+        assert st["version"] == 0 and [x["slot"] for x in st["commitments"]] == [0]
+        assert st["openings"] is None and "X" not in st["view"]["start"]
+    with TestClient(create_app(db, ai_delay=0, pace_mr_x=False)) as c:  # a restart: stored
+        again = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["D1"]})
+        assert again.json()["commitments"] == st["commitments"]
+
+
+def test_a_start_shown_that_is_not_the_sealed_one_is_rejected(finished):
+    """A server that picks Mr X's start after the game (one from which his journey is legal,
+    or any other) must show one that differs from the start it sealed before the first move."""
+    moved = copy.deepcopy(finished)
+    sealed = moved["view"]["start"]["X"]
+    other = next(s for s in (13, 26, 29, 34, 50, 53) if s != sealed
+                 and s not in moved["view"]["start"].values())
+    moved["view"]["start"]["X"] = other
+    report = verify_seal(moved)
+    assert not report.ok
+    assert f"Mr X's start as shown, {other}, is not the one sealed at the start, {sealed}" \
+        in report.problems, report.problems
+
+
+def test_a_start_that_was_never_sealed_is_rejected(finished):
+    unsealed = copy.deepcopy(finished)
+    unsealed["commitments"] = [x for x in unsealed["commitments"] if x["slot"] != 0]
+    unsealed["openings"] = [o for o in unsealed["openings"] if o["slot"] != 0]
+    report = verify_seal(unsealed)
+    assert not report.ok
+    assert report.problems == ["Mr X's start was never sealed (no commitment for log slot 0)"]
 
 
 def test_a_forged_path_with_matching_hashes_is_rejected(finished):

@@ -169,7 +169,8 @@ def test_state_needs_a_token_of_that_game(client):
     assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
     body = r.json()
     assert body["role"] == "detectives" and body["pieces"] == ["D2"] and body["view"]["viewer"] == "D2"
-    assert body["version"] == 0 and body["commitments"] == [] and body["openings"] is None
+    assert body["version"] == 0 and body["openings"] is None
+    assert [c["slot"] for c in body["commitments"]] == [0]  # the seal of Mr X's start
 
 
 def test_state_views_per_token_hide_mr_x(client):

@@ -326,7 +326,8 @@ def test_fischer_clock_survives_a_restart_and_lose_on_time_ends_the_game(tmp_pat
         notice = until(wx, lambda m: m["type"] == "notice")
         assert notice["code"] == "timeout_lost" and notice["side"] == "mr_x"
         st = until(wx, lambda m: m["type"] == "state" and m["adjudication"] is not None)
-        assert st["adjudication"]["winner"] == "detectives" and st["openings"] == []
+        assert st["adjudication"]["winner"] == "detectives"
+        assert [(o["slot"], o["station"]) for o in st["openings"]] == [(0, st["view"]["start"]["X"])]
         assert ask(wx, type="move", move=st["view"]["legal_moves"][0])["code"] == "game_over"
         s.close_all()
         rec = client.get(f"/api/games/{g2['game_id']}/record",
@@ -400,10 +401,13 @@ def test_a_rematch_counts_against_the_creators_game_limit(tmp_path):
 def test_takeback_against_the_ai_and_by_agreement(client, socks):
     g = create(client, detectives=1, seats={"D1": AI})
     wx, _, st = socks.open(g, "X")
+    start_seal = st["commitments"]
+    assert [c["slot"] for c in start_seal] == [0]
     send(wx, type="move", move=st["view"]["legal_moves"][0], id=1)
     until(wx, lambda m: m["type"] == "state" and m["version"] == 2)
     st = ask(wx, type="takeback")
-    assert st["version"] == 0 and st["commitments"] == [] and st["view"]["to_move"] == "X"
+    # the seals of the slots undone are gone; his start's stays as it was
+    assert st["version"] == 0 and st["commitments"] == start_seal and st["view"]["to_move"] == "X"
     assert client.get(f"/api/games/{g['game_id']}/state",
                       params={"token": g["tokens"]["X"]}).json()["version"] == 0
     g = create(client, detectives=1)

@@ -143,19 +143,30 @@ def test_text_that_is_not_utf8_in_any_table_quarantines_its_game_only(tmp_path, 
     assert not [r for r in caplog.records if "\ufffd" in r.getMessage()]  # no bad bytes quoted
 
 
-def test_a_changed_commitment_is_detected_at_load(tmp_path):
+@pytest.mark.parametrize("change, why", [
+    ("UPDATE commitments SET hash = '00' WHERE game_id = ? AND slot = 1",
+     "the commitment of log slot 1 was changed"),
+    ("UPDATE commitments SET hash = '00' WHERE game_id = ? AND slot = 0",
+     "the commitment of log slot 0 was changed"),
+    ("UPDATE commitments SET station = station % 199 + 1 WHERE game_id = ? AND slot = 0",
+     "the seal of Mr X's start does not match his start"),
+    ("DELETE FROM commitments WHERE game_id = ? AND slot = 1",
+     "commitments do not match Mr X's log"),
+    ("DELETE FROM commitments WHERE game_id = ? AND slot = 0", None),  # a game from before seals
+], ids=["slot1_hash", "start_hash", "start_station", "slot1_gone", "start_never_sealed"])
+def test_a_changed_commitment_is_detected_at_load(tmp_path, change, why):
     db = tmp_path / "g.sqlite3"
     with app(db) as c:
         g = create(c, detectives=2)
         move_x(c, g)
-    con = sqlite3.connect(db)
-    (h,) = con.execute("SELECT hash FROM commitments WHERE game_id = ?", (g["game_id"],)).fetchone()
-    con.close()
-    sql(db, "UPDATE commitments SET hash = ? WHERE game_id = ?", "0" * len(h), g["game_id"])
+    sql(db, change, g["game_id"])
     with app(db) as c:
         r = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["D1"]})
-        assert r.status_code == 409
-        assert "commitment of log slot 1 was changed" in r.json()["detail"]
+        if why is None:  # games created before Mr X's start was sealed (slot 0) still load
+            assert r.status_code == 200 and [x["slot"] for x in r.json()["commitments"]] == [1]
+        else:
+            assert r.status_code == 409
+            assert why in r.json()["detail"], r.json()
 
 
 # ---- 4. the database off the event loop -----------------------------------------------------------
@@ -318,7 +329,8 @@ def test_a_refused_takeback_is_not_saved_and_changes_nothing(tmp_path):
             wx.send_json({"type": "sync"})
             while (msg := wx.receive_json())["type"] != "state":
                 pass
-            assert msg["version"] == 2 and len(msg["commitments"]) == 1  # nothing taken back
+            assert msg["version"] == 2  # nothing taken back: his start's seal and slot 1's
+            assert [c["slot"] for c in msg["commitments"]] == [0, 1]
             wx.send_json({"type": "takeback", "id": "t2"})  # and it works once the lock goes
             while not ((msg := wx.receive_json())["type"] == "state" and msg["version"] == 0):
                 assert msg["type"] != "error", msg

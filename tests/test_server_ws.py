@@ -191,7 +191,7 @@ def test_move_is_acked_then_broadcast_to_every_connection(client, socks):
             "taxi", "bus", "underground")
         assert st["view"]["history"] == [{"piece": "X", "round": 1, "move": f"{move[0]}?"}]
         assert st["view"]["mr_x_station"] is None
-        assert [c["slot"] for c in st["commitments"]] == [1] and st["openings"] is None
+        assert [c["slot"] for c in st["commitments"]] == [0, 1] and st["openings"] is None
 
 
 def test_rejoin_with_same_token_gets_same_seat_and_fresh_state(client):
@@ -205,7 +205,8 @@ def test_rejoin_with_same_token_gets_same_seat_and_fresh_state(client):
         welcome = recv(ws)
         st = state_of(ws)
         assert welcome["pieces"] == ["X"] and st["version"] == 1 and st["view"]["viewer"] == "X"
-        assert st["seats"]["X"]["connected"] is True and len(st["commitments"]) == 1
+        assert st["seats"]["X"]["connected"] is True
+        assert [c["slot"] for c in st["commitments"]] == [0, 1]
 
 
 # ---- bad input ------------------------------------------------------------------------------------------
@@ -511,12 +512,13 @@ def test_commitments_match_openings_and_the_true_log(client, socks):
             assert published.setdefault(c["slot"], c["hash"]) == c["hash"]  # never changes
         if st["view"]["outcome"] is None:
             assert st["openings"] is None
-            assert [c["slot"] for c in st["commitments"]] == [e["slot"] for e in st["view"]["log"]]
+            assert [c["slot"] for c in st["commitments"]] == [0] + [e["slot"] for e in st["view"]["log"]]
     openings = final["openings"]
     assert [o["slot"] for o in openings] == sorted(published)
-    true_log = Record.parse(client.get(f"/api/games/{g['game_id']}/record",
-                                       params={"token": g["tokens"]["D1"]}).text).replay().log
-    assert [(e.slot, e.station) for e in true_log] == [(o["slot"], o["station"]) for o in openings]
+    replayed = Record.parse(client.get(f"/api/games/{g['game_id']}/record",
+                                       params={"token": g["tokens"]["D1"]}).text).replay()
+    assert [(0, replayed.start["X"])] + [(e.slot, e.station) for e in replayed.log] == [
+        (o["slot"], o["station"]) for o in openings]
     for o in openings:
         digest = hashlib.sha256(f"{g['game_id']}:{o['slot']}:{o['station']}:{o['salt']}".encode())
         assert digest.hexdigest() == published[o["slot"]]

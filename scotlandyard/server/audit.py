@@ -90,8 +90,12 @@ def audit_message(msg: dict[str, Any], who: str, truth_log: Sequence[LogEntry],
     if view["outcome"] is not None:  # Mr X opens his log at the end
         _need(bool(view["all_shown"]) and [e["station"] for e in view["log"]]
               == [e.station for e in truth_log], "the final log is not the truth", where)
-        _need([(o["slot"], o["station"]) for o in msg["openings"]]
-              == [(e.slot, e.station) for e in truth_log], "the openings are not the truth",
+        opened = [(o["slot"], o["station"]) for o in msg["openings"]]
+        if opened and opened[0][0] == 0:  # the seal of his start, shown at the end too
+            _need(opened[0][1] == view["start"].get("X"), "the opening of slot 0 is not the "
+                  "start shown", where)
+            opened = opened[1:]
+        _need(opened == [(e.slot, e.station) for e in truth_log], "the openings are not the truth",
               where)
         return
     _need(msg["openings"] is None and not view["all_shown"], "openings before the end", where)
@@ -118,8 +122,9 @@ def audit_message(msg: dict[str, Any], who: str, truth_log: Sequence[LogEntry],
             true = truth_log[slot - 1]
             _need(station == (true.station if true.reveal else None),
                   f"history slot {slot}", where)
-    _need([c["slot"] for c in msg["commitments"]] == [e["slot"] for e in log],
-          "commitments beyond the log", where)
+    _need([c["slot"] for c in msg["commitments"]] in ([e["slot"] for e in log],
+                                                      [0] + [e["slot"] for e in log]),
+          "commitments beyond the log", where)  # slot 0: the seal of his start
     if who == "spectator":
         _need(view["legal_moves"] == [], "legal moves for a spectator", where)
     for m in view["legal_moves"]:

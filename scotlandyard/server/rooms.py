@@ -980,6 +980,13 @@ class Room:
         self.again.close()
 
 
+def seal_start(game_id: str, station: int) -> StoredCommitment:
+    """The seal of Mr X's start, log slot 0: published when the game is created and opened at
+    the end with the others, so a server cannot choose his start after seeing the game."""
+    salt = secrets.token_hex(16)
+    return StoredCommitment(0, station, salt, commitment_hash(game_id, 0, station, salt))
+
+
 @dataclass(frozen=True)
 class RoomFacts:
     """A stored game's rows besides its moves: lobby flag, options, issued token names,
@@ -1262,10 +1269,12 @@ class GameServer:
             if game.ply != ply or made_by != piece:
                 raise StoreError(f"game {gid}: move {ply} is stored as {piece}'s but was "
                                  f"made by {made_by}")
-        log_entries = game.log
-        if len(stored.commitments) != len(log_entries) or any(
-                c.slot != e.slot or c.station != e.station
-                for c, e in zip(stored.commitments, log_entries, strict=False)):
+        sealed = [(c.slot, c.station) for c in stored.commitments]
+        if sealed and sealed[0][0] == 0:  # Mr X's start (games created from 2026-12-02 on)
+            if sealed[0][1] != game.start[MR_X]:
+                raise StoreError(f"game {gid}: the seal of Mr X's start does not match his start")
+            sealed = sealed[1:]
+        if sealed != [(e.slot, e.station) for e in game.log]:
             raise StoreError(f"game {gid}: commitments do not match Mr X's log")
         for c in stored.commitments:
             if not secrets.compare_digest(str(c.hash),
@@ -1349,12 +1358,13 @@ class GameServer:
         game = Game.new(rules, start=draw_server_start(rules, seed))
         game_id = secrets.token_urlsafe(9)
         tokens = {name: secrets.token_urlsafe(24) for name in names}
+        sealed_start = seal_start(game_id, game.start[MR_X])
         await self.db.write(
             self.store.create_game, game_id, preset=preset, rules=rules.to_dict(),
             start=game.start, seed=seed, hotseat=hotseat, seats=[s.stored() for s in seats.values()],
             token_hashes={name: token_hash(t) for name, t in tokens.items()},
-            public=public, options=options)
-        room = Room(self, game_id, game, preset, seats, hotseat, [], public=public,
+            public=public, options=options, commitments=[sealed_start])
+        room = Room(self, game_id, game, preset, seats, hotseat, [sealed_start], public=public,
                     options=options, issued=list(names))
         if owner is not None:
             room.owner = owner

@@ -12,7 +12,11 @@ path) the check makes sure that
   onto a detective, with the tickets he had (the core :class:`~scotlandyard.Game` replays it),
   and from the start the server shows at the end, where it shows one (a journey legal only
   from another start card is a forgery too),
-- every station shown at a reveal is the opened one, and the replayed game ends as stated.
+- every station shown at a reveal is the opened one, and the replayed game ends as stated,
+- Mr X's start was sealed before the first move (log slot 0, published with the game) and is
+  the one the server shows at the end, so the server could not pick it after seeing the game.
+  (Games created before 2026-12-02 have no slot 0: they fail this check, truthfully: their
+  start was never sealed.)
 """
 
 from __future__ import annotations
@@ -126,6 +130,12 @@ def _verify(state: dict[str, Any]) -> SealReport:
         problems.append(f"Mr X's opened journey is not legal from any start card he could "
                         f"have drawn (from {bad}: {why})")
     shown = view["start"].get(MR_X)  # shown to everyone once the game is over
+    sealed = openings[0][0] if 0 in commitments and 0 in openings else None
+    if 0 not in commitments:
+        problems.append("Mr X's start was never sealed (no commitment for log slot 0)")
+    elif sealed is not None and sealed != shown:
+        problems.append(f"Mr X's start as shown, {shown}, is not the one sealed at the start, "
+                        f"{sealed}")
     if shown is not None and not isinstance(shown, int):
         problems.append(f"Mr X's start as shown is not a station: {str(shown)[:80]!r}")
     elif starts and shown is not None and shown not in starts:

@@ -334,9 +334,11 @@ class Store:
     def create_game(self, game_id: str, *, preset: str, rules: dict[str, Any],
                     start: dict[str, int], seed: int | None, hotseat: bool,
                     seats: Iterable[StoredSeat], token_hashes: dict[str, str],
-                    public: bool = False, options: dict[str, Any] | None = None) -> None:
+                    public: bool = False, options: dict[str, Any] | None = None,
+                    commitments: Iterable[StoredCommitment] = ()) -> None:
         """Store a new game with its seats and token hashes (name -> sha256 hex), whether the
-        lobby lists it, and its options (clock set-up, ...)."""
+        lobby lists it, its options (clock set-up, ...) and the commitments made before any
+        move (the seal of Mr X's start, log slot 0)."""
         now = time.time()
         with self._tx():
             self._db.execute(
@@ -352,6 +354,9 @@ class Store:
                 [(h, game_id, name) for name, h in token_hashes.items()])
             self._db.execute("INSERT INTO game_options(game_id, public, options) VALUES (?, ?, ?)",
                              (game_id, int(public), json.dumps(options or {})))
+            self._db.executemany(
+                "INSERT INTO commitments(game_id, slot, station, salt, hash) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, c.slot, c.station, c.salt, c.hash) for c in commitments])
 
     def add_move(self, game_id: str, ply: int, piece: str, move: str,
                  commitments: Iterable[StoredCommitment] = (),

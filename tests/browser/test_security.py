@@ -60,7 +60,7 @@ def test_the_page_checks_mr_x_journey_not_only_the_hashes(server: str, new_page:
     state = httpx.get(f"{server}/api/games/{game['game_id']}/state",
                       params={"token": game["tokens"]["spectator"]}).json()
     hidden = next(e for e in state["view"]["log"] if not e["reveal"])
-    from scotlandyard.board import london
+    from scotlandyard.board import Transport, london
 
     board = london("classic")
     path = {o["station"] for o in state["openings"]} | set(state["view"]["start"].values())
@@ -74,18 +74,31 @@ def test_the_page_checks_mr_x_journey_not_only_the_hashes(server: str, new_page:
     moved = dict(state["view"], start=dict(state["view"]["start"], X=next(
         s for s in sorted(board.all_stations) if s not in path
         and first not in board.any_neighbours(s))))
+    # ... and from another start from which his first step is legal too: only the seal of his
+    # start (slot 0, published before the first move) tells this one
+    ticket = next(e["ticket"] for e in state["view"]["log"] if e["slot"] == 1)
+    by = [t for t in Transport if ticket in ("black", t.label)]
+    sealed = state["view"]["start"]["X"]
+    plausible = dict(state["view"], start=dict(state["view"]["start"], X=next(
+        s for t in by for s in board.neighbours_of(first, t)
+        if s != sealed and s not in state["view"]["start"].values())))
     result = page.evaluate(
-        """async ([view, openings, forged, moved]) => {
+        """async ([view, openings, forged, moved, plausible]) => {
             const v = await import('/static/js/verify.js');
             const board = await (await fetch('/api/board?board=classic')).json();
             return [v.verifyJourney(board, view, openings), v.verifyJourney(board, view, forged),
-                    v.verifyJourney(board, moved, openings)];
-        }""", [state["view"], state["openings"], forged, moved])
+                    v.verifyJourney(board, moved, openings),
+                    v.verifyJourney(board, plausible, openings)];
+        }""", [state["view"], state["openings"], forged, moved, plausible])
     assert result[0] == {"ok": True, "problems": []}
     assert result[1]["ok"] is False and result[1]["problems"][0]["why"] == "journey"
     assert result[2]["ok"] is False
-    assert [p["slot"] for p in result[2]["problems"]] == [1], result[2]
-    assert result[2]["problems"][0]["text"].startswith("Mr X's start as shown")
+    assert [p["slot"] for p in result[2]["problems"]] == [0, 1], result[2]
+    assert all(p["text"].startswith("Mr X's start as shown") for p in result[2]["problems"])
+    assert result[3]["ok"] is False
+    assert [p["text"] for p in result[3]["problems"]] == [
+        f"Mr X's start as shown, {plausible['start']['X']}, is not the one sealed at the start, "
+        f"{sealed}"], result[3]
 
 
 def test_first_seen_commitments_survive_a_reload(server: str, new_page: Any) -> None:

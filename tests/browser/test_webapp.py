@@ -423,16 +423,20 @@ def test_seal_check_uses_sha256_like_python(server: str, new_page: Any) -> None:
     for text, (web, fallback) in zip(samples, got, strict=True):
         want = hashlib.sha256(text.encode()).hexdigest()
         assert web == fallback == want
-    # a changed station is caught
+    # a changed station is caught, and so is a start (slot 0) never sealed
     result = page.evaluate(
         """async () => {
             const v = await import('/static/js/verify.js');
             const h = await v.sha256Hex('G:1:50:aa');
-            const good = await v.verifyOpenings('G', [{slot: 1, hash: h}], [{slot: 1, station: 50, salt: 'aa'}], [{slot: 1, station: 50}]);
-            const bad = await v.verifyOpenings('G', [{slot: 1, hash: h}], [{slot: 1, station: 51, salt: 'aa'}], [{slot: 1, station: 51}]);
-            return [good.ok, bad.ok, bad.problems];
+            const seals = [{slot: 0, hash: await v.sha256Hex('G:0:13:bb')}, {slot: 1, hash: h}];
+            const start = {slot: 0, station: 13, salt: 'bb'};
+            const good = await v.verifyOpenings('G', seals, [start, {slot: 1, station: 50, salt: 'aa'}], [{slot: 1, station: 50}]);
+            const bad = await v.verifyOpenings('G', seals, [start, {slot: 1, station: 51, salt: 'aa'}], [{slot: 1, station: 51}]);
+            const unsealed = await v.verifyOpenings('G', [{slot: 1, hash: h}], [{slot: 1, station: 50, salt: 'aa'}], [{slot: 1, station: 50}]);
+            return [good.ok, bad.ok, bad.problems, unsealed.ok, unsealed.problems];
         }""")
-    assert result == [True, False, [{"slot": 1, "why": "hash"}]]
+    assert result == [True, False, [{"slot": 1, "why": "hash"}],
+                      False, [{"slot": 0, "why": "missing"}]]
 
 
 def test_move_picker_offers_exactly_the_core_legal_moves(server: str, new_page: Any) -> None:

@@ -556,7 +556,8 @@ export class GamePage {
     const slots = [...this.seen.keys()].sort((a, b) => a - b);
     for (const slot of slots) {
       const hash = this.seen.get(slot);
-      list.append(h("li", { dataset: { slot } }, h("span", { text: `${slot}: ` }),
+      const label = slot === 0 ? t("verify.start") : String(slot); // slot 0: Mr X's start
+      list.append(h("li", { dataset: { slot } }, h("span", { text: `${label}: ` }),
         h("code", { title: hash, text: `${hash.slice(0, 16)}…` })));
     }
     $(this.root, "#commit-count").textContent = String(slots.length);

@@ -18,7 +18,8 @@ function toHex(bytes) {
 }
 
 /**
- * Check the openings against the commitments seen during the game and the final log.
+ * Check the openings against the commitments seen during the game and the final log; slot 0
+ * is Mr X's start and must be among them.
  * Returns {ok, checked, problems: [{slot, why: "hash"|"station"|"missing"}]}.
  */
 export async function verifyOpenings(gameId, commitments, openings, log) {
@@ -40,6 +41,9 @@ export async function verifyOpenings(gameId, commitments, openings, log) {
   for (const e of log || []) {
     if (!commitments.some((c) => c.slot === e.slot)) problems.push({ slot: e.slot, why: "missing" });
   }
+  // slot 0: Mr X's start, sealed when the game was created (a server that never sealed it
+  // could pick it after the game)
+  if (!commitments.some((c) => c.slot === 0)) problems.push({ slot: 0, why: "missing" });
   return { ok: problems.length === 0, checked: commitments.length, problems };
 }
 
@@ -100,7 +104,7 @@ export function changedSeals(seen, commitments) {
  * Check Mr X's opened journey against the board, from the openings and the public log alone:
  * every step along a line of the ticket shown (black: any line, ferries included), never onto
  * a detective, the first step from the start shown at the end (before it is shown: from a
- * start card he could have drawn), and never with a ticket he
+ * start card he could have drawn), which must be the one opened for slot 0, and never with a ticket he
  * did not hold at that moment: his tickets are counted as the rules give them (the rules'
  * `mr_x_tickets`, `black_tickets`, `double_moves`; taxi, bus and underground unlimited where
  * `mr_x_unlimited`; the tickets detectives spend handed to him where `ticket_handover`; a
@@ -130,6 +134,10 @@ export function verifyJourney(board, view, openings) {
   let from = null;
   let slot = 0;
   const fail = (s, text) => problems.push({ slot: s, why: "journey", text });
+  const sealedStart = opened.get(0); // slot 0: his start, sealed before the first move
+  if (sealedStart !== undefined && shownStart !== undefined && sealedStart !== shownStart) {
+    fail(0, `Mr X's start as shown, ${shownStart}, is not the one sealed at the start, ${sealedStart}`);
+  }
   const held = mrXTickets(rules);
   const spend = (s, ticket) => { // one of Mr X's tickets used at slot s
     if (!(ticket in held)) return; // taxi, bus, underground without limit
