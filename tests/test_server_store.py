@@ -203,12 +203,12 @@ def test_a_held_write_lock_stalls_no_other_game(tmp_path):
             try:
                 wa.send_json({"type": "move", "move": sa["view"]["legal_moves"][0], "id": "m"})
                 time.sleep(0.3)  # the move now waits for the lock in the write thread
-                worst = 0.0
-                for i in range(5):
-                    worst = max(worst, ping_seconds(wb, i))
-                # a stalled loop answers only once the write gives up (db_wait, 10 s): 0.5 s
-                # leaves a busy CI machine its scheduling and still tells the two apart
-                assert worst < 0.5, f"a ping in another game took {worst * 1000:.0f} ms"
+                took = sorted(ping_seconds(wb, i) for i in range(5))
+                print(f"pings while a write waits for the lock: {[round(t * 1000) for t in took]} ms")
+                # the issue's bound, < 100 ms, on the median; every ping under 0.5 s: a stalled
+                # loop answers only once the write gives up (db_wait, 10 s), and one ping late
+                # by a busy CI machine's scheduling is not a stall
+                assert took[2] < 0.1 and took[-1] < 0.5, f"pings took {took} s"
                 r = c.get(f"/api/games/{b['game_id']}/state", params={"token": b["tokens"]["X"]})
                 assert r.status_code == 200  # reads go on too
             finally:
@@ -222,7 +222,8 @@ def test_a_held_write_lock_stalls_no_ping_or_lobby_while_chat_and_options_wait(t
     """Chat, the chat-record agreement (game options) and the lobby's reads run off the event
     loop too: while another process holds the write lock and a chat message and an option
     change of one game wait for it, a ping in another game and GET /api/lobby are answered
-    in < 0.5 s (a stalled loop: 10 s); once the lock goes, both writes are made and delivered."""
+    in < 100 ms (the median; each in < 0.5 s, where a stalled loop takes 10 s); once the lock
+    goes, both writes are made and delivered."""
     db = tmp_path / "g.sqlite3"
     with app(db, db_wait=10.0) as c:
         a = create(c, detectives=1)
@@ -235,15 +236,17 @@ def test_a_held_write_lock_stalls_no_ping_or_lobby_while_chat_and_options_wait(t
                 wa.send_json({"type": "chat", "channel": "table", "text": "hello", "id": "c"})
                 wa.send_json({"type": "chat_record", "agree": True, "id": "r"})
                 time.sleep(0.3)  # both now wait for the lock in the write thread
-                worst = 0.0
+                took = []
                 for i in range(5):
-                    worst = max(worst, ping_seconds(wb, i))
+                    took.append(ping_seconds(wb, i))
                     t0 = time.perf_counter()
                     r = c.get("/api/lobby")
                     assert r.status_code == 200
                     assert [e["game_id"] for e in r.json()["games"]] == [b["game_id"]]
-                    worst = max(worst, time.perf_counter() - t0)
-                assert worst < 0.5, f"a ping or lobby request took {worst * 1000:.0f} ms"
+                    took.append(time.perf_counter() - t0)
+                took.sort()
+                print(f"pings and lobby reads while writes wait: {[round(t * 1000) for t in took]} ms")
+                assert took[len(took) // 2] < 0.1 and took[-1] < 0.5, f"took {took} s"
             finally:
                 threading.Timer(0.2, lock.release).start()
             while (msg := wa.receive_json())["type"] != "chat":
