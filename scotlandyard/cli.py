@@ -217,8 +217,9 @@ def verify(
     file: Annotated[Path, typer.Argument(help="The state of a finished web game, as JSON "
                                               "(GET /api/games/ID/state after the end).")],
 ) -> None:
-    """Check Mr X's sealed log offline: every opening matches its commitment and his opened
-    journey is legal with the tickets shown. Exit 0 if honest, 1 with what is wrong."""
+    """Check Mr X's sealed log offline: every opening matches its commitment, his start is the
+    one sealed before the first move, and his opened journey is legal from it with the tickets
+    shown. Exit 0 if honest, 1 with what is wrong."""
     import json
 
     from .server.seal import verify_seal
@@ -234,8 +235,9 @@ def verify(
     report = verify_seal(data)
     if not report.ok:
         _fail("Mr X's log is NOT honest:\n" + "\n".join(f"- {p}" for p in report.problems))
-    _console().print(f"OK: {report.checked} sealed slots open correctly and Mr X's journey is "
-                     f"legal (from start card {', '.join(map(str, report.starts))})")
+    _console().print(f"OK: {report.checked} seals open correctly (Mr X's start, sealed before "
+                     f"the first move, and {report.checked - 1} log slots) and his journey is "
+                     f"legal from that start, {report.sealed_start}")
 
 
 @app.command("rules")

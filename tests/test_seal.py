@@ -152,6 +152,8 @@ def test_scotlandyard_verify_offline(finished, tmp_path: Path):
     out = subprocess.run([sys.executable, "-m", "scotlandyard", "verify", str(good)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "OK:" in out.stdout, out.stderr
+    said = " ".join(out.stdout.split())  # the console wraps its lines
+    assert f"legal from that start, {finished['view']['start']['X']}" in said, said
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(forge(finished, *unreachable_forgery(finished))))
     out = subprocess.run([sys.executable, "-m", "scotlandyard", "verify", str(bad)],

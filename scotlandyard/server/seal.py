@@ -41,6 +41,8 @@ class SealReport:
     problems: list[str] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)
     """The start cards from which the opened journey is legal."""
+    sealed_start: int | None = None
+    """Mr X's start as opened from its seal (log slot 0), if it was sealed."""
 
 
 def commitment(game_id: str, slot: int, station: int, salt: str) -> str:
@@ -142,4 +144,4 @@ def _verify(state: dict[str, Any]) -> SealReport:
         why = errors.get(shown, "not a start card he could have drawn")
         problems.append(f"Mr X's opened journey is not legal from the start the server showed, "
                         f"{shown} ({why}); it is only from {', '.join(map(str, starts))}")
-    return SealReport(not problems, len(commitments), problems, starts)
+    return SealReport(not problems, len(commitments), problems, starts, sealed)
