@@ -793,11 +793,7 @@ class Room:
                 undo = game.history[-1]
                 piece, made = game.pieces[undo.piece], undo.move
                 ply = game.ply
-                new = []
-                for entry in game.log[before:]:
-                    salt = secrets.token_hex(16)
-                    new.append(StoredCommitment(entry.slot, entry.station, salt, commitment_hash(
-                        self.id, entry.slot, entry.station, salt)))
+                new = [seal(self.id, entry.slot, entry.station) for entry in game.log[before:]]
                 out = game.outcome()
                 outcome = None if out is None else {"winner": out.winner, "reason": out.reason,
                                                     "round": out.round, "piece": out.piece}
@@ -980,11 +976,11 @@ class Room:
         self.again.close()
 
 
-def seal_start(game_id: str, station: int) -> StoredCommitment:
-    """The seal of Mr X's start, log slot 0: published when the game is created and opened at
-    the end with the others, so a server cannot choose his start after seeing the game."""
+def seal(game_id: str, slot: int, station: int) -> StoredCommitment:
+    """The commitment of Mr X's log slot ``slot`` at ``station`` with a fresh salt; slot 0 is
+    his start, sealed when the game is created so a server cannot choose it after the game."""
     salt = secrets.token_hex(16)
-    return StoredCommitment(0, station, salt, commitment_hash(game_id, 0, station, salt))
+    return StoredCommitment(slot, station, salt, commitment_hash(game_id, slot, station, salt))
 
 
 @dataclass(frozen=True)
@@ -1270,7 +1266,7 @@ class GameServer:
                 raise StoreError(f"game {gid}: move {ply} is stored as {piece}'s but was "
                                  f"made by {made_by}")
         sealed = [(c.slot, c.station) for c in stored.commitments]
-        if sealed and sealed[0][0] == 0:  # Mr X's start (games created from 2026-12-02 on)
+        if sealed and sealed[0][0] == 0:  # his start (sealed since 9722bfb; older games: none)
             if sealed[0][1] != game.start[MR_X]:
                 raise StoreError(f"game {gid}: the seal of Mr X's start does not match his start")
             sealed = sealed[1:]
@@ -1358,7 +1354,7 @@ class GameServer:
         game = Game.new(rules, start=draw_server_start(rules, seed))
         game_id = secrets.token_urlsafe(9)
         tokens = {name: secrets.token_urlsafe(24) for name in names}
-        sealed_start = seal_start(game_id, game.start[MR_X])
+        sealed_start = seal(game_id, 0, game.start[MR_X])
         await self.db.write(
             self.store.create_game, game_id, preset=preset, rules=rules.to_dict(),
             start=game.start, seed=seed, hotseat=hotseat, seats=[s.stored() for s in seats.values()],

@@ -15,19 +15,21 @@ path) the check makes sure that
 - every station shown at a reveal is the opened one, and the replayed game ends as stated,
 - Mr X's start was sealed before the first move (log slot 0, published with the game) and is
   the one the server shows at the end, so the server could not pick it after seeing the game.
-  (Games created before 2026-12-02 have no slot 0: they fail this check, truthfully: their
-  start was never sealed.)
+  (Games stored before the start was sealed have no slot 0: they fail this check, truthfully:
+  their start was never sealed.)
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..game import Game
 from ..move import MR_X, Move, Ticket
 from ..rules import Rules
+from .tokens import commitment_hash as commitment  # the published hash of one log slot
+
+__all__ = ["SealReport", "commitment", "verify_seal"]
 
 _LETTER = {t.label: t.letter for t in Ticket}
 
@@ -43,11 +45,6 @@ class SealReport:
     """The start cards from which the opened journey is legal."""
     sealed_start: int | None = None
     """Mr X's start as opened from its seal (log slot 0), if it was sealed."""
-
-
-def commitment(game_id: str, slot: int, station: int, salt: str) -> str:
-    """The published hash of one log slot (``docs/protocol.md``)."""
-    return hashlib.sha256(f"{game_id}:{slot}:{station}:{salt}".encode()).hexdigest()
 
 
 def verify_seal(state: dict[str, Any]) -> SealReport:
@@ -102,8 +99,8 @@ def _verify(state: dict[str, Any]) -> SealReport:
                 problems.append(f"move {i}: Mr X's slot {slot} has no opening or ticket")
                 return SealReport(False, len(commitments), problems)
             steps.append(f"{_LETTER.get(tickets[slot], '?')}{openings[slot][0]}")
-        shown = "!" if str(h["move"]).endswith("!") else ""  # a reveal he chose (extra reveal)
-        moves.append(Move.parse("+".join(steps) + shown))
+        chosen = "!" if str(h["move"]).endswith("!") else ""  # a reveal he chose (extra reveal)
+        moves.append(Move.parse("+".join(steps) + chosen))
     hunters = {p: int(s) for p, s in view["start"].items() if p != MR_X}
     deck = rules.start_deck_detectives if rules.shared_start_deck else rules.start_deck_mr_x
     cards = [c for c in deck if c not in hunters.values()] or list(range(1, 200))

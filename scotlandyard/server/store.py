@@ -354,9 +354,12 @@ class Store:
                 [(h, game_id, name) for name, h in token_hashes.items()])
             self._db.execute("INSERT INTO game_options(game_id, public, options) VALUES (?, ?, ?)",
                              (game_id, int(public), json.dumps(options or {})))
-            self._db.executemany(
-                "INSERT INTO commitments(game_id, slot, station, salt, hash) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, c.slot, c.station, c.salt, c.hash) for c in commitments])
+            self._add_commitments(game_id, commitments)
+
+    def _add_commitments(self, game_id: str, commitments: Iterable[StoredCommitment]) -> None:
+        self._db.executemany(
+            "INSERT INTO commitments(game_id, slot, station, salt, hash) VALUES (?, ?, ?, ?, ?)",
+            [(game_id, c.slot, c.station, c.salt, c.hash) for c in commitments])
 
     def add_move(self, game_id: str, ply: int, piece: str, move: str,
                  commitments: Iterable[StoredCommitment] = (),
@@ -371,9 +374,7 @@ class Store:
                 raise MoveConflict(f"game {game_id}: move {ply} was already made")
             self._db.execute("INSERT INTO moves(game_id, ply, piece, move, at) VALUES (?, ?, ?, ?, ?)",
                              (game_id, ply, piece, move, now))
-            self._db.executemany(
-                "INSERT INTO commitments(game_id, slot, station, salt, hash) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, c.slot, c.station, c.salt, c.hash) for c in commitments])
+            self._add_commitments(game_id, commitments)
             if outcome is not None:
                 self._db.execute("UPDATE games SET status = 'over', outcome = ?, updated = ? "
                                  "WHERE id = ?", (json.dumps(outcome), now, game_id))
