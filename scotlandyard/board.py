@@ -16,13 +16,12 @@ from importlib import resources
 from operator import getitem
 from typing import Any, Literal, get_args
 
-from .small_boards import SUB_BOARDS
-
 STATION_BIT: tuple[int, ...] = tuple(1 << s for s in range(256))
 """``STATION_BIT[s]``: station ``s`` as a bitset (``1 << s``, made once)."""
 
 BoardName = Literal["classic", "2014", "tiny", "small", "corner"]
-"""The boards: London (1983 and 2014) and the small boards of :mod:`scotlandyard.small_boards`."""
+"""The boards: London (1983 and 2014) and the small boards of ``scotlandyard/data/small_boards.json``
+(:func:`small_board_document`)."""
 BOARD_NAMES: tuple[str, ...] = get_args(BoardName)
 
 
@@ -85,6 +84,8 @@ class Board:
     width: float
     height: float
     start_positions: dict[str, dict[str, tuple[int, ...]]]
+    # the stations a piece may stand on: every station of London, a small board's own
+    playable: frozenset[int] = field(repr=False)
     # neighbours[t][s]: stations one line of transport t away from s (sorted tuple)
     neighbours: tuple[tuple[tuple[int, ...], ...], ...] = field(repr=False)
     # masks[t][s]: the same as a bitset; masks[4][s] is any transport incl. ferry (black)
@@ -205,10 +206,19 @@ def _build(doc: dict[str, Any], name: BoardName) -> Board:
             t = Transport[tname.upper()]
             gone = {tuple(e) for e in removed}
             edges[t] = [e for e in edges[t] if e not in gone]
-    elif name in SUB_BOARDS:  # a small board: the classic links between its stations
-        keep = set(SUB_BOARDS[name])
-        edges = {t: [e for e in v if e[0] in keep and e[1] in keep] for t, v in edges.items()}
-    elif name != "classic":
+    small = small_board_document()["boards"]
+    playable = frozenset(range(1, n + 1))
+    starts = {
+        ed: {"detectives": tuple(v["detectives"]), "mr_x": tuple(v["mr_x"])}
+        for ed, v in doc["start_positions"].items()
+    }
+    if name in small:  # a small board: the classic links between its stations
+        playable = frozenset(int(s) for s in small[name]["stations"])
+        edges = {t: [e for e in v if e[0] in playable and e[1] in playable]
+                 for t, v in edges.items()}
+        deck = small[name]["start_positions"]
+        starts = {name: {"detectives": tuple(deck["detectives"]), "mr_x": tuple(deck["mr_x"])}}
+    elif name not in ("classic", "2014"):
         raise ValueError(f"R-BOARD: unknown board {name!r} ({', '.join(BOARD_NAMES)})")
     nb: list[list[list[int]]] = [[[] for _ in range(n + 1)] for _ in TRANSPORTS]
     for t, links in edges.items():
@@ -232,10 +242,6 @@ def _build(doc: dict[str, Any], name: BoardName) -> Board:
         expand.append(tuple(per_chunk))
     land = [masks[0][s] | masks[1][s] | masks[2][s] for s in range(n + 1)]
     positions = {int(k): (float(v[0]), float(v[1])) for k, v in doc["positions"].items()}
-    starts = {
-        ed: {"detectives": tuple(v["detectives"]), "mr_x": tuple(v["mr_x"])}
-        for ed, v in doc["start_positions"].items()
-    }
     return Board(
         name=name,
         stations=n,
@@ -244,6 +250,7 @@ def _build(doc: dict[str, Any], name: BoardName) -> Board:
         width=float(doc["position_space"]["width"]),
         height=float(doc["position_space"]["height"]),
         start_positions=starts,
+        playable=playable,
         neighbours=neighbours,
         masks=masks,
         _expand=tuple(expand),
@@ -261,8 +268,17 @@ def board_document() -> dict[str, Any]:
 
 
 @cache
+def small_board_document() -> dict[str, Any]:
+    """The small boards (``scotlandyard/data/small_boards.json``) as parsed JSON: under
+    ``"boards"``, each board's ``stations``, ``start_positions`` and ``description``."""
+    text = resources.files("scotlandyard").joinpath("data/small_boards.json").read_text()
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
+@cache
 def london(name: BoardName = "classic") -> Board:
     """The London board: ``"classic"`` (1983) or ``"2014"`` (no taxi 13-14), or a small board
     cut from the classic one (``"tiny"``, ``"small"``, ``"corner"``: see
-    :mod:`scotlandyard.small_boards`). Cached."""
+    :func:`small_board_document`; :attr:`Board.playable` holds its stations). Cached."""
     return _build(board_document(), name)

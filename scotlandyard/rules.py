@@ -1,8 +1,10 @@
 """Rule settings (R-TICKETS, R-SETUP, R-PIECES, R-ROUND, R-VAR): one validated ``Rules`` value.
 
 Every number of the rule books is a setting; every printed rule book (and each book's variant)
-is a preset of :data:`PRESET_TABLE`, the one table the CLI, the server's catalogue and records
-read (see docs/rules.md for every difference between the books, with its source line):
+is a preset of :data:`PRESET_TABLE`, the one table the CLI, the arena, the envs, the server's
+catalogue and records read (see docs/rules.md for every difference between the books, with its
+source line), and so are the research presets on the small boards (``tiny``, ``small``,
+``corner``; the web app offers the books only, :attr:`Rules.BOOK_PRESETS`):
 
 >>> Rules.classic(detectives=5).black_tickets
 5
@@ -49,7 +51,7 @@ class Rules:
     last_round: int = 22
     ticket_handover: bool = True
     free_order: bool = False
-    board: BoardName = "classic"  # London, or a small board (scotlandyard.small_boards)
+    board: BoardName = "classic"  # London, or a small board (scotlandyard/data/small_boards.json)
     start_deck_detectives: tuple[int, ...] = field(default=())
     start_deck_mr_x: tuple[int, ...] = field(default=())
     shared_start_deck: bool = True
@@ -60,6 +62,7 @@ class Rules:
 
     # ---- presets ---------------------------------------------------------------------------
     PRESETS: ClassVar[tuple[str, ...]]  # the names of PRESET_TABLE (set below it)
+    BOOK_PRESETS: ClassVar[tuple[str, ...]]  # those of the printed books (the web app's)
 
     @classmethod
     def classic(cls, detectives: int = 5, **changes: Any) -> Rules:
@@ -136,7 +139,8 @@ class Rules:
     def preset(cls, name: str, detectives: int | None = None) -> Rules:
         """A preset of :data:`PRESET_TABLE` by name or alias (``classic``/``classic_it``,
         ``new_edition``/``new_edition_it``, ``classic_2p``/``classic_3p``, ``new_edition_2p``,
-        ``classic_pl``, ``classic_ru``) with ``detectives`` detectives (default: the preset's).
+        ``classic_pl``, ``classic_ru``, and the small boards' ``tiny``, ``small``, ``corner``)
+        with ``detectives`` detectives (default: the preset's).
         A preset with a fixed number of detectives ignores ``detectives`` here;
         ``preset_info(name).rules(detectives)`` refuses another count."""
         info = preset_info(name)
@@ -257,12 +261,19 @@ class Rules:
         if self.board not in BOARD_NAMES:
             fail(f"R-BOARD: board is classic or 2014 (London) or a small board "
                  f"({', '.join(BOARD_NAMES[2:])}), not {self.board!r}")
+        playable = london(self.board).playable
         for name in ("start_deck_detectives", "start_deck_mr_x"):
             deck = getattr(self, name)
             if not isinstance(deck, tuple) or not all(is_int(s) and 1 <= s <= 199 for s in deck):
                 fail(f"R-SETUP: {name} is a list of stations 1..199")
             if len(set(deck)) != len(deck):
                 fail(f"R-SETUP: {name} has repeated stations")
+            off = [s for s in deck if s not in playable]
+            if off:  # e.g. the classic decks with board=tiny: no piece could start
+                fail(f"R-SETUP: {name} has stations that are not on the {self.board} board: "
+                     f"{', '.join(map(str, off[:8]))}{' ...' if len(off) > 8 else ''} (its "
+                     f"stations: {', '.join(map(str, sorted(playable)))}; the {self.board} "
+                     f"preset has start decks on it)")
         hunters = self.detectives + self.police
         if self.start_deck_detectives or self.start_deck_mr_x:
             if self.shared_start_deck:
@@ -300,7 +311,8 @@ class Preset:
 
     ``detectives`` is the (min, max, default) the preset accepts; ``book_detectives`` the
     counts the book itself prints (other counts are settings, not in the book); ``source``
-    names the book in ``shared/seeds/``."""
+    names the book in ``shared/seeds/``; ``book`` is False for a research preset on a small
+    board (no book prints it; the web app does not offer it)."""
 
     name: str
     title: str
@@ -310,6 +322,7 @@ class Preset:
     book_detectives: tuple[int, ...]
     build: Callable[[int], Rules]
     aliases: tuple[str, ...] = ()
+    book: bool = True
 
     @property
     def fixed(self) -> bool:
@@ -358,7 +371,42 @@ PRESET_TABLE: tuple[Preset, ...] = (
            "As the classic, but Mr X reveals at his 3rd, 8th, 13th and 18th move only.",
            (1, 5, 5), (3, 4, 5), lambda n: Rules.classic_russian(n)),
 )
+
+def _small_board(name: str, **settings: Any) -> Callable[[int], Rules]:
+    """The build of a research preset on small board ``name``: classic rules on that board with
+    its start decks (``scotlandyard/data/small_boards.json``) and ``settings``."""
+    def build(detectives: int) -> Rules:
+        deck = london(name).start_positions[name]
+        return Rules.classic(detectives).replace(
+            board=name, variant=name, start_deck_detectives=deck["detectives"],
+            start_deck_mr_x=deck["mr_x"], shared_start_deck=False, **settings)
+    return build
+
+
+PRESET_TABLE += (
+    Preset("tiny", "Small board: tiny", "research preset (scotlandyard/data/small_boards.json)",
+           "1 detective starting at 19; Mr X at 1, 18 or 20; 3 rounds, taxi only; Mr X never "
+           "shows himself. Solved exactly by CFR in seconds.",
+           (1, 1, 1), (), _small_board(
+               "tiny", last_round=3, double_moves=0, black_tickets=0, reveal_slots=(),
+               mr_x_tickets=(3, 0, 0), detective_tickets=(3, 0, 0)), book=False),
+    Preset("small", "Small board: small", "research preset (scotlandyard/data/small_boards.json)",
+           "1 detective starting at 19 or 33; Mr X at 2, 18, 31 or 34; 4 rounds, taxi only; "
+           "Mr X shows himself after his 2nd move.",
+           (1, 2, 1), (), _small_board(
+               "small", last_round=4, double_moves=0, black_tickets=0, reveal_slots=(2,),
+               mr_x_tickets=(4, 0, 0), detective_tickets=(4, 0, 0)), book=False),
+    Preset("corner", "Small board: corner",
+           "research preset (scotlandyard/data/small_boards.json)",
+           "2 detectives; 8 rounds with taxi, bus and underground; one black ticket and one "
+           "double move for Mr X; reveals after moves 3 and 7. For search and learning "
+           "experiments (too large for exact CFR in Python).",
+           (1, 4, 2), (), _small_board(
+               "corner", last_round=8, double_moves=1, black_tickets=1, reveal_slots=(3, 7),
+               mr_x_tickets=(5, 3, 1), detective_tickets=(6, 4, 2)), book=False),
+)
 Rules.PRESETS = tuple(p.name for p in PRESET_TABLE)
+Rules.BOOK_PRESETS = tuple(p.name for p in PRESET_TABLE if p.book)
 _BY_NAME: dict[str, Preset] = {n: p for p in PRESET_TABLE for n in (p.name, *p.aliases)}
 
 

@@ -43,7 +43,7 @@ def depths_within(case: PerftCase, budget: int) -> int:
 
 def test_the_perft_suite_covers_every_preset_and_variant() -> None:
     presets = {c.preset for _, c in CASES}
-    assert set(Rules.PRESETS) <= presets
+    assert set(Rules.BOOK_PRESETS) <= presets  # the small boards: tests/test_env_small_boards.py
     games = [c.game() for _, c in CASES]
     assert any(g.rules.extra_reveal and g.pending_take for g in games)
     assert any(g.rules.free_order and 1 < len(g.pieces_to_move) < len(g.pieces) - 1

@@ -61,7 +61,8 @@ def test_board_2014_lacks_taxi_13_14_and_bad_board_is_422(client):
 
 def test_presets_are_the_core_presets_and_agents(client):
     data = client.get("/api/presets").json()
-    for name in Rules.PRESETS:
+    assert list(data["presets"]) == list(Rules.BOOK_PRESETS)  # the small boards: research only
+    for name in Rules.BOOK_PRESETS:
         assert data["presets"][name] == Rules.preset(name).to_dict()
     assert data["levels"][0] == "random" and "medium" in data["levels"]
     assert data["agents"] == agent_names()

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..rules import Rules, RulesError
+from ..rules import Rules, RulesError, preset_info
 from .arena import ArenaConfig, ArenaError, as_backend, parse_options, plot_results, run_arena
 
 __all__ = ["arena", "build_config"]
@@ -33,9 +33,12 @@ def build_config(
 ) -> ArenaConfig:
     """An :class:`ArenaConfig` from command-line style values (``key=value`` texts);
     raises :class:`ArenaError` saying which value is wrong."""
-    if preset not in Rules.PRESETS:
-        raise ArenaError(f"--preset {preset!r} is not a preset (one of {', '.join(Rules.PRESETS)})")
-    if num_detectives is not None and preset.endswith("_2p"):
+    try:
+        info = preset_info(preset)
+    except RulesError:
+        raise ArenaError(f"--preset {preset!r} is not a preset (one of {', '.join(Rules.PRESETS)})") \
+            from None
+    if num_detectives is not None and info.fixed:
         raise ArenaError(f"--preset {preset} fixes the number of detectives; leave out "
                          "--num-detectives")
     try:

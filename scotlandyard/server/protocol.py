@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..rules import RulesError, preset_info
+from ..rules import Rules, RulesError, preset_info
 
 MAX_FRAME_BYTES = 4096
 """The largest client frame the server reads (larger: ``too_large``)."""
@@ -358,9 +358,13 @@ def error_frame(code: ErrorCode, message: str, client_id: Any = None) -> str:
 def _known_preset(name: str) -> str:
     """A preset name or alias of the core's preset table, as its name."""
     try:
-        return preset_info(name).name
+        info = preset_info(name)
     except RulesError as exc:
         raise ValueError(str(exc)) from None
+    if not info.book:  # a small board's research preset: London is the web app's board
+        raise ValueError(f"the web app plays the books' presets ({', '.join(Rules.BOOK_PRESETS)})"
+                         f", not the research preset {info.name!r}")
+    return info.name
 
 
 # the core's preset table decides (scotlandyard.rules.PRESET_TABLE); aliases are accepted

@@ -1395,17 +1395,18 @@ class GameServer:
 
 def preset_catalogue() -> dict[str, Any]:
     """The body of ``GET /api/presets``, read off the core's preset table."""
-    presets = {p.name: p.rules().to_dict() for p in PRESET_TABLE}
+    books = [p for p in PRESET_TABLE if p.book]  # the small boards' presets are research only
+    presets = {p.name: p.rules().to_dict() for p in books}
     known = agent_names()
     return {
         "presets": presets,
         "detectives": {p.name: dict(zip(("min", "max", "default"), p.detectives, strict=True))
-                       for p in PRESET_TABLE},
+                       for p in books},
         "books": {p.name: {"title": p.title, "source": p.source, "aliases": list(p.aliases),
-                           "detectives": list(p.book_detectives)} for p in PRESET_TABLE},
+                           "detectives": list(p.book_detectives)} for p in books},
         "pieces": {p.name: {str(n): list(p.rules(n).pieces)
                             for n in range(p.detectives[0], p.detectives[1] + 1)}
-                   for p in PRESET_TABLE},
+                   for p in books},
         "levels": list(LEVELS),
         "agents": known,
         "fallback": {lvl: "random" for lvl in LEVELS if lvl not in known},
