@@ -6,6 +6,7 @@ The API speaks piece ids (``"X"``, ``"D1"``, ``"P1"``). Rule ids (``R-...``) ref
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -20,6 +21,7 @@ from .move import (
     TICKET_NAMES,
     DoubleMove,
     Move,
+    NotationError,
     PassMove,
     SingleMove,
     TakeMove,
@@ -27,7 +29,7 @@ from .move import (
     is_piece_id,
     piece_singles,
 )
-from .rules import Rules
+from .rules import Rules, as_rules
 from .view import (
     LogEntry,
     Outcome,
@@ -289,6 +291,19 @@ class GameError(ValueError):
     """A bad set-up (start positions) or an operation that the game's state does not allow."""
 
 
+def check_seed(seed: object) -> int:
+    """``seed`` as a start seed: a whole number >= 0 (numpy's integers too). Raises
+    :class:`TypeError` for another type (``"7"``, ``7.5``, ``True``, bytes: ``random.Random``
+    would take them and draw another start than ``7``) and :class:`ValueError` for a negative
+    number (it would draw the same start as its absolute value)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed is a whole number >= 0 or None, not {seed!r} "
+                        f"({type(seed).__name__})")
+    if seed < 0:
+        raise ValueError(f"seed is a whole number >= 0 or None, not {seed!r}")
+    return int(seed)
+
+
 class Game:
     """One game of Scotland Yard: holds the truth, generates and makes moves.
 
@@ -351,12 +366,14 @@ class Game:
     _belief: int
 
     # ---- construction ----------------------------------------------------------------------
-    def __init__(self, rules: Rules, start: dict[str, int]) -> None:
+    def __init__(self, rules: Rules | str, start: dict[str, int]) -> None:
         """Set up a game at the given start stations (every piece of ``rules.pieces``).
 
-        Prefer :meth:`new`. Raises :class:`GameError` for a bad set-up (R-SETUP).
+        Prefer :meth:`new`. Raises :class:`GameError` for a bad set-up (R-SETUP); ``rules``
+        as :meth:`new` takes them.
         """
-        self._set_up(rules, start, True)
+        self._set_up(rules if type(rules) is Rules else as_rules(rules, "Game's rules"),
+                     start, True)
 
     def _set_up(self, rules: Rules, start: dict[str, int], check: bool) -> None:
         s = _setup(rules)
@@ -440,11 +457,20 @@ class Game:
             seen[s] = p
 
     @classmethod
-    def new(cls, rules: Rules | None = None, *, seed: int | None = None,
+    def new(cls, rules: Rules | str | None = None, *, seed: int | None = None,
             start: dict[str, int] | None = None) -> Game:
-        """A new game. Start stations are drawn from the edition's decks (R-SETUP) with
-        ``random.Random(seed)``, or given as ``start={"X": 132, "D1": 13, ...}``."""
-        rules = rules or Rules.classic()
+        """A new game of ``rules`` (a :class:`Rules`, a preset name such as ``"classic"``, or
+        ``None``: the classic rules). Start stations are drawn from the edition's decks
+        (R-SETUP) with ``random.Random(seed)`` (``seed`` a whole number >= 0, or ``None`` for a
+        fresh draw), or given as ``start={"X": 132, "D1": 13, ...}``.
+
+        Raises :class:`TypeError` for rules or a seed of another type (``"7"``, ``7.5``,
+        ``True``, bytes) and :class:`ValueError` for a negative seed (``random`` would draw
+        the same start as for its absolute value)."""
+        if type(rules) is not Rules:
+            rules = as_rules(rules, "Game.new's rules")
+        if seed is not None:
+            seed = check_seed(seed)
         if start is None:  # drawn from the decks: a valid set-up (R-SETUP)
             game = cls.__new__(cls)
             game._set_up(rules, cls.draw_start(rules, seed), False)
@@ -455,8 +481,10 @@ class Game:
 
     @staticmethod
     def draw_start(rules: Rules, seed: int | None = None) -> dict[str, int]:
-        """Draw distinct start stations from the rules' decks (R-SETUP)."""
-        rng = random.Random(seed)
+        """Draw distinct start stations from the rules' decks (R-SETUP), seeded as
+        :meth:`new`."""
+        rng = random.Random(seed if seed is None or type(seed) is int and seed >= 0
+                            else check_seed(seed))
         if not rules.start_deck_detectives or not rules.start_deck_mr_x:
             raise GameError("R-SETUP: these rules have no start deck; give start= stations")
         ids = _setup(rules).ids  # Mr X, then the hunters in seat order
@@ -817,12 +845,20 @@ class Game:
                     or ((unlimited or sup[2]) and masks[2][x] & free))
 
     # ---- validation --------------------------------------------------------------------------------
-    def why_illegal(self, move: Move) -> str | None:
-        """Why ``move`` is not legal now (naming the rule), or ``None`` if it is legal."""
+    def why_illegal(self, move: Move | str) -> str | None:
+        """Why ``move`` (a :class:`Move` or notation, as :meth:`push` takes) is not legal now,
+        naming the rule, or ``None`` if it is legal; notation that does not parse gets the
+        :class:`~scotlandyard.move.NotationError`'s reason."""
+        if isinstance(move, str):
+            try:
+                move = Move.parse(move)
+            except NotationError as exc:
+                return f"not a move: {exc}"
         if self._outcome is not None:
             return f"R-END: the game is over ({self._outcome.describe()})"
         if not isinstance(move, Move):
-            return f"not a move: {move!r}"
+            return (f"not a move: {move!r} ({type(move).__name__}; a Move or its notation, a "
+                    f"str such as 'T92')")
         piece = move.piece
         t = self._turn
         if piece is not None and not is_piece_id(piece):
@@ -970,6 +1006,9 @@ class Game:
                 return
         elif isinstance(move, str):
             move = Move.parse(move)
+        elif not isinstance(move, Move):
+            raise TypeError(f"push takes a Move or its notation (a str such as 'T92'), not "
+                            f"{move!r} ({type(move).__name__})")
         if not self._plainly_legal(move):
             why = self.why_illegal(move)
             if why is not None:

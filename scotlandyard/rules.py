@@ -416,3 +416,20 @@ def preset_info(name: str) -> Preset:
         return _BY_NAME[name]
     except (KeyError, TypeError):
         raise RulesError(f"unknown preset {name!r} ({', '.join(Rules.PRESETS)})") from None
+
+
+def as_rules(value: Rules | str | None, what: str = "rules") -> Rules:
+    """``value`` as a :class:`Rules`: a ``Rules`` as it is, a preset name or alias through
+    :meth:`Rules.preset` (its default number of detectives), ``None`` the classic rules. Every
+    entry point that takes rules (``Game.new``, the envs, ``BatchSim``) reads them so.
+
+    Raises :class:`RulesError` for an unknown preset name and :class:`TypeError` for anything
+    else, naming ``what`` was expected."""
+    if isinstance(value, Rules):
+        return value
+    if value is None:
+        return Rules.classic()
+    if isinstance(value, str):
+        return Rules.preset(value)
+    raise TypeError(f"{what} is a Rules value or a preset name ({', '.join(Rules.PRESETS)}), "
+                    f"not {value!r} ({type(value).__name__})")

@@ -41,7 +41,7 @@ from ..kernel import _kernel as K
 from ..kernel.fast import board_table, kernel, numba_available, rules_table, state_of_game
 from ..kernel.position import check_rules
 from ..move import MR_X, Move, Ticket
-from ..rules import Rules
+from ..rules import Rules, as_rules
 
 if TYPE_CHECKING:
     from ..record import Record
@@ -198,7 +198,7 @@ class BatchSim:
     ``fast=False`` runs the pure-Python kernel (as without numba).
     """
 
-    def __init__(self, n_games: int, rules: Rules | None = None, seed: int | None = None, *,
+    def __init__(self, n_games: int, rules: Rules | str | None = None, seed: int | None = None, *,
                  start: dict[str, int] | np.ndarray | None = None, record: bool = True,
                  track_possible: bool = True, fast: bool = True) -> None:
         """Set up ``n_games`` games; start stations are drawn per R-SETUP with ``seed``
@@ -206,9 +206,7 @@ class BatchSim:
         ``[n_games, pieces]``)."""
         if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 1:
             raise ValueError(f"n_games is a whole number >= 1, not {n_games!r}")
-        rules = rules or Rules.classic()
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules is a Rules value, not {type(rules).__name__}")
+        rules = as_rules(rules, "BatchSim's rules")  # a preset name too, as the envs take
         if rules.extra_reveal:
             raise ValueError("BatchSim does not play R-VAR-EXTRA-REVEAL (voluntary reveals); "
                              "use the AEC or Gymnasium env for that variant")
