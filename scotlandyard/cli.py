@@ -266,6 +266,49 @@ def rules_cmd(
     console.print(render.rules_table(presets))
 
 
+@app.command("warm-up")
+def warm_up_cmd(
+    what: Annotated[str, typer.Option(
+        help="all: every part (the AI, kernel.Position, random_games, BatchSim); ai: what a "
+             "server's AI seats need (scripts/serve.sh).")] = "all",
+    step: Annotated[list[str] | None, typer.Option(
+        "--step", help="Only this step (repeatable): playouts, mcts, position, "
+                       "random-games, batch.")] = None,
+) -> None:
+    """Compile the numba kernel once, for every part that uses it, into numba's on-disk cache
+    (minutes after a fresh install, seconds when the cache is warm), so no first use waits."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .kernel.fast import numba_available
+    from .warmup import AI_STEPS, Step, steps_named, warm_up
+
+    if what not in ("all", "ai"):
+        _fail(f"--what is all or ai, not {what!r}")
+    try:
+        steps = steps_named(step if step else (AI_STEPS if what == "ai" else None))
+    except ValueError as exc:
+        _fail(str(exc))
+    console = _console()
+    if not numba_available():
+        console.print("numba is not installed: nothing to compile (pip install "
+                      "'scotlandyard[fast]' for the compiled kernel)")
+        return
+    with Progress(TextColumn("{task.description:<50}"), BarColumn(), TextColumn(
+            "{task.completed}/{task.total}"), TimeElapsedColumn(), console=console) as bar:
+        task = bar.add_task("compiling", total=len(steps))
+
+        def on_step(done: Step, seconds: float | None) -> None:
+            if seconds is None:
+                bar.update(task, description=f"compiling {done.description}")
+            else:
+                bar.advance(task)
+                bar.console.print(f"{done.name:<14} {seconds:7.1f} s  {done.description}")
+
+        times = warm_up([s.name for s in steps], on_step=on_step)
+        bar.update(task, description="compiled")
+    console.print(f"warm-up done in {sum(t for _, t in times):.1f} s (numba's cache is warm)")
+
+
 # ---- the web app and the arena live in their own rings; their commands are registered here ----
 from .ai.arena.cli import ladder  # noqa: E402
 from .ai.cli import arena  # noqa: E402

@@ -53,7 +53,7 @@ class QuitGame(Exception):
 def check_controller(name: str) -> str:
     """``name`` if it is ``human`` or a registered agent; raises ``ValueError`` otherwise."""
     if ":" in name and name not in agent_names():  # a trained policy, module:attribute
-        from .env.policy import register_policy
+        from .ai import register_policy
 
         register_policy(name)
     known = [HUMAN, *agent_names()]

@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q --disable-pip-version-check -e '.[fast]'
+scotlandyard warm-up --what ai   # numba's cache: a few seconds once warm (docs/ai.md)
 exec scotlandyard serve --host 127.0.0.1 --port "${PORT:-8000}" --db "${SCOTLANDYARD_DB:-scotlandyard.sqlite3}" "$@"

@@ -283,7 +283,9 @@ def test_medium_mr_x_is_paced_for_the_kernel_that_runs_it(tmp_path, monkeypatch,
         pytest.skip("numba is not installed")
     monkeypatch.setattr(kernel_fast, "numba_available", lambda: numba)
     if numba:
-        kernel_fast.warm_up()  # as `scotlandyard serve` does at start: compiled, not compiling
+        from scotlandyard.warmup import AI_STEPS, warm_up
+
+        warm_up(AI_STEPS)  # as `scotlandyard serve` does at start: compiled, not compiling
     pace = 1.0 if numba else 4.0
     with app(tmp_path / "g.sqlite3") as c:
         server = c.app.state.games

@@ -1,4 +1,5 @@
-"""The one agent interface for both sides, budgets, and the agent registry.
+"""The agent registry (built-in agents, levels and trained policies by name) and the random agent;
+the interface itself (:class:`Agent`, :class:`Budget`) is in :mod:`.interface`.
 
 An agent sees a :class:`~scotlandyard.view.PlayerView` (never the ``Game``), the legal
 moves, a random generator and a :class:`Budget`, and returns one of the legal moves:
@@ -17,38 +18,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from ..move import Move
 from ..view import PlayerView
-
-
-@dataclass(frozen=True)
-class Budget:
-    """How much thinking an agent may do for one move: a number of playouts/iterations, a
-    number of seconds, or both (whichever ends first). ``Budget()`` means the agent's default."""
-
-    playouts: int | None = None
-    seconds: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.playouts is not None and (not isinstance(self.playouts, int) or self.playouts < 1):
-            raise ValueError(f"budget playouts is a whole number >= 1, not {self.playouts!r}")
-        if self.seconds is not None and not self.seconds > 0:
-            raise ValueError(f"budget seconds is > 0, not {self.seconds!r}")
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """A player of either side."""
-
-    name: str
-
-    def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
-               budget: Budget) -> Move:
-        """Return one move of ``legal`` for the view's side."""
-        ...
+from .interface import Agent, Budget
 
 
 class RandomAgent:
@@ -75,6 +49,18 @@ def register(name: str, factory: AgentFactory) -> None:
     _REGISTRY[name] = factory
 
 
+def register_policy(spec: str) -> str:
+    """Import the trained policy ``"module:attribute"`` now (so a typo fails at once, with a
+    :class:`~scotlandyard.env.PolicyError`) and register it under the name ``spec``; returns the
+    name. The policy is wrapped by :func:`scotlandyard.env.policy.agent_from_spec` (which needs
+    numpy); this registry is the only one: ``env.policy`` registers nothing itself."""
+    from ..env.policy import agent_from_spec, load_policy  # one way: env.policy never imports this
+
+    load_policy(spec)
+    register(spec, lambda side=None, **options: agent_from_spec(spec, side, **options))
+    return spec
+
+
 def agent_names() -> list[str]:
     """Every registered agent name."""
     _load_builtin()
@@ -85,9 +71,7 @@ def make_agent(name: str, side: str | None = None, **options: Any) -> Agent:
     """Build the agent called ``name`` for ``side`` (``"mr_x"`` or ``"detectives"``)."""
     _load_builtin()
     if name not in _REGISTRY and isinstance(name, str) and ":" in name:
-        from ..env.policy import register_policy  # a trained policy, "module:attribute"
-
-        register_policy(name)
+        register_policy(name)  # a trained policy, "module:attribute"
     try:
         factory = _REGISTRY[name]
     except KeyError:
@@ -112,3 +96,7 @@ def _load_builtin() -> None:
         except ModuleNotFoundError as exc:  # only while that module does not exist yet
             if exc.name != mod:
                 raise
+
+
+__all__ = ["Agent", "AgentFactory", "Budget", "RandomAgent", "agent_names", "make_agent", "register",
+           "register_policy"]

@@ -90,6 +90,7 @@ from ..kernel.fast import (
     _scratch,
     _seed32,
     board_table,
+    compiling,
     decode,
     encode,
     kernel,
@@ -97,6 +98,7 @@ from ..kernel.fast import (
     rules_table,
     state_of_game,
 )
+from ..kernel.fast import warm_up as warm_up_kernel
 from ..move import Move, Ticket
 from ..view import PlayerView
 from .base import Budget
@@ -741,6 +743,8 @@ class MCTSAgent:
         opts = self.options
         if view.side == "mr_x" and opts.horizon_step:
             opts = replace(opts, horizon=grown_horizon(opts, budget))
+        if opts.fast and compiling():  # the searches run on the pure-Python kernel for now
+            budget = while_compiling(budget, opts.playouts)
         search = MCTSSearch(view, opts, seed, root_moves=legal, weights=weights)
         search.run_budget(budget)
         self.last_search = search
@@ -774,6 +778,44 @@ class NWAgent(MCTSAgent):
     def __init__(self, side: str | None = None, *, fast: bool = True,
                  playouts: int = DEFAULT_PLAYOUTS) -> None:
         super().__init__(side, fast=fast, playouts=playouts, **NW_SETTINGS)
+
+
+WHILE_COMPILING_SECONDS = 0.4
+"""The seconds cap of a playout-bound search while the compiled kernel is still compiling
+(:func:`while_compiling`)."""
+
+
+def while_compiling(budget: Budget, default_playouts: int) -> Budget:
+    """The budget of a search that runs on the pure-Python kernel because the compiled one is
+    being compiled in the background (:func:`scotlandyard.kernel.fast.compiling`: a server's
+    first minutes after a fresh install). A playout-bound budget (``Budget()``, ``medium``'s
+    1,000 iterations, ``hard``'s 20,000), which the compiled kernel spends in well under a
+    second, gets at most :data:`WHILE_COMPILING_SECONDS`, so the move comes in its usual time
+    (with fewer iterations); a time-only budget (``max``) keeps its seconds."""
+    if budget.playouts is None and budget.seconds is not None:
+        return budget
+    seconds = min(budget.seconds or WHILE_COMPILING_SECONDS, WHILE_COMPILING_SECONDS)
+    return Budget(playouts=budget.playouts or default_playouts, seconds=seconds)
+
+
+def warm_up(fast: bool = True) -> bool:
+    """Compile (or load from numba's cache) the kernel's playouts and the MCTS search of both
+    sides, as the levels run them, instead of during the first AI move: a server does it at
+    start (in the background: :func:`scotlandyard.kernel.fast.compile_in_background`). Returns
+    True if the compiled kernel is in use."""
+    from ..rules import Rules
+
+    def searches(fast: bool) -> None:
+        game = Game.new(Rules.classic(), seed=0)
+        rng = random.Random(0)
+        for _ in range(2):  # Mr X's move, then the first detective's
+            piece = game.to_move
+            assert piece is not None
+            view = game.view(piece)
+            agent = best_agent(view.side, fast=fast)
+            game.push(agent.choose(view, game.legal_moves(), rng, Budget(playouts=64)))
+
+    return warm_up_kernel(fast, extra=(searches,))
 
 
 def best_agent(side: str | None = None, **options: Any) -> MCTSAgent:

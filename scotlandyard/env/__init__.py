@@ -20,6 +20,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - the env extra is missin
     raise ModuleNotFoundError(
         "scotlandyard.env needs gymnasium and pettingzoo: pip install 'scotlandyard[env]'") from exc
 
+from ..ai.base import register_policy
 from .actions import (
     DEFER,
     DOUBLE_FIRST,
@@ -38,7 +39,7 @@ from .encoding import OBS_VERSION, Encoder, LayoutError, ObservationLayout, enco
 from .graph import adjacency
 from .match import Match
 from .pettingzoo import ScotlandYardAEC, aec_env, raw_env
-from .policy import PolicyAgent, PolicyError, register_policy
+from .policy import PolicyAgent, PolicyError
 from .turns import decisions
 
 GYM_IDS = ("scotlandyard/MrX-v0", "scotlandyard/Detectives-v0")

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ai.base import Agent, Budget, register
+from ..ai.interface import Agent, Budget
 from ..move import MR_X, DoubleMove, Move, SingleMove
 from ..view import PlayerView
 from .actions import DEFER, DOUBLE_FIRST, N_ACTIONS, PASS, REVEAL, describe_action, split_step
@@ -180,12 +180,4 @@ def agent_from_spec(spec: str, side: str | None = None, **options: Any) -> Agent
     return PolicyAgent(obj, side=side, name=spec, **options)
 
 
-def register_policy(spec: str) -> str:
-    """Import ``"module:attribute"`` now (so a typo fails at once) and register it with
-    :func:`scotlandyard.ai.make_agent` under the name ``spec``; returns the name."""
-    load_policy(spec)
-    register(spec, lambda side=None, **options: agent_from_spec(spec, side, **options))
-    return spec
-
-
-__all__ = ["PolicyAgent", "PolicyError", "agent_from_spec", "load_policy", "register_policy"]
+__all__ = ["PolicyAgent", "PolicyError", "agent_from_spec", "load_policy"]

@@ -16,9 +16,10 @@ True
 
 from __future__ import annotations
 
+import threading
 import types
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
@@ -161,8 +162,13 @@ def _fast_kernel() -> Kernel:
 
 
 def kernel(fast: bool = True) -> Kernel:
-    """The fast kernel if ``fast`` and numba is installed, else the pure-Python one."""
+    """The fast kernel if ``fast`` and numba is installed, else the pure-Python one. While
+    :func:`compile_in_background` compiles, every other thread gets the pure-Python kernel
+    (the same moves for the same seed, only slower) instead of waiting for numba."""
     if fast and numba_available():
+        busy = _compiler
+        if busy is not None and busy is not threading.current_thread():
+            return _pure_kernel()
         return _fast_kernel()
     if fast:
         warnings.warn("numba is not installed: using the pure-Python playouts (pip install "
@@ -170,18 +176,56 @@ def kernel(fast: bool = True) -> Kernel:
     return _pure_kernel()
 
 
-def warm_up(fast: bool = True) -> bool:
-    """Compile the kernel now (or load it from numba's cache) instead of during the first AI
-    move: a server may call this at start-up (about 10 s the first time on a machine, under a
-    second later). Returns True if the fast path is in use."""
-    from ..ai.mcts import MCTSOptions, MCTSSearch
-
+def warm_up(fast: bool = True, extra: Sequence[Callable[[bool], object]] = ()) -> bool:
+    """Compile the kernel's playouts now (or load them from numba's on-disk cache) instead of
+    during the first use, then call each of ``extra`` with the kernel's ``fast`` flag: the
+    callers pass what else they run on the kernel (``ai.mcts.warm_up`` its search; the kernel
+    knows no agent). Returns True if the fast path is in use. ``scotlandyard warm-up`` compiles
+    everything (:mod:`scotlandyard.warmup`)."""
     kern = kernel(fast)
     game = Game.new(Rules.classic(), seed=0)
     playout(game, seed=0, fast=kern.fast)
     playouts_per_run(game, 1, seed=0, fast=kern.fast)
-    MCTSSearch(game.view(MR_X), MCTSOptions(fast=kern.fast), seed=0).run(2)
+    for step in extra:
+        step(kern.fast)
     return kern.fast
+
+
+_compiler: threading.Thread | None = None
+"""The thread of :func:`compile_in_background` while it runs (then None)."""
+_compiler_lock = threading.Lock()
+
+
+def compiling() -> bool:
+    """True while :func:`compile_in_background` runs: until it ends :func:`kernel` gives the
+    pure-Python kernel to every other thread."""
+    return _compiler is not None
+
+
+def compile_in_background(work: Callable[[], object], name: str = "kernel-compile"
+                          ) -> threading.Thread:
+    """Run ``work`` (a warm-up: it compiles the kernel or loads numba's cache) in a daemon
+    thread, which alone uses the compiled kernel until ``work`` returns or fails; meanwhile
+    the other threads' searches run on the pure-Python kernel, so nobody waits for numba (a
+    server does this at start). Returns the started thread; one at a time (a second call while
+    one runs returns that one). Without numba it runs ``work`` all the same."""
+    global _compiler
+
+    def run() -> None:
+        global _compiler
+        try:
+            work()
+        finally:
+            with _compiler_lock:
+                _compiler = None
+
+    with _compiler_lock:
+        if _compiler is not None:
+            return _compiler
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        _compiler = thread if numba_available() else None
+        thread.start()
+        return thread
 
 
 # =================================================================================================

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import gc
 import logging
-import threading
 from dataclasses import replace
 from enum import StrEnum
 from typing import Annotated, Any
@@ -69,10 +68,10 @@ class LogFormat(StrEnum):
 
 
 def _warm_up_ai() -> None:
-    from ..kernel.fast import warm_up
+    from ..warmup import AI_STEPS, warm_up
 
     try:
-        warm_up()
+        warm_up(AI_STEPS)
     except Exception as exc:  # the AI still works, only its first move is slower
         logging.getLogger("scotlandyard").warning("AI warm-up failed: %s", exc)
     _freeze_long_lived()
@@ -158,7 +157,8 @@ def serve(
     from .protocol import MAX_FRAME_BYTES
 
     for spec in agent_module or []:
-        from ..env.policy import PolicyError, register_policy
+        from ..ai import register_policy
+        from ..env.policy import PolicyError
 
         try:
             register_policy(spec)
@@ -182,8 +182,11 @@ def serve(
                      absent_timeout=absent_timeout)
     _freeze_long_lived()
     # Compile (or load from cache) the MCTS kernel in the background, so that the first AI
-    # seat to think does not wait for numba.
-    threading.Thread(target=_warm_up_ai, name="ai-warm-up", daemon=True).start()
+    # seat to think does not wait for numba: until it is ready the AI searches on the
+    # pure-Python kernel at a budget that answers in its usual time (ai.mcts.while_compiling).
+    from ..kernel.fast import compile_in_background
+
+    compile_in_background(_warm_up_ai, name="ai-warm-up")
     from .store_pg import redact_url
 
     if log_format is LogFormat.text:

@@ -57,7 +57,11 @@ _WORKER_CACHE = 64
 
 
 def _worker_ready() -> list[str]:
-    """Load the agents in a worker process (so its first real move is not slowed)."""
+    """Load the agents in a worker process, and compile its kernel in the background (its
+    moves search on the pure-Python kernel until then), so its first real move is not slowed."""
+    from ..warmup import warm_up_in_background
+
+    warm_up_in_background()
     return agent_names()
 
 
