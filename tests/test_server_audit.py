@@ -68,6 +68,10 @@ def test_the_audit_passes_real_bodies_and_catches_every_planted_leak(tmp_path: P
         "a station in an extra field": lambda f: f.update(debug={"station": 5}),
         "openings before the end": lambda f: f.update(openings=[]),
         "a move of Mr X's offered": lambda f: f["view"].update(legal_moves=["T1"]),
+        "a station in Mr X's absent seat": lambda f: f["absent"]["seats"].update(
+            X={"away": 1.0, "takeover_in": 2.0, "at": hidden[-1].station}),
+        "a station as Mr X's hand-over ply": lambda f: f["absent"]["handed"].update(
+            X=str(hidden[-1].station)),
         "a hidden station in the history": lambda f: [
             h.update(move=f"T{truth[0].station}") for h in f["view"]["history"][:1]],
     }

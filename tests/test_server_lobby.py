@@ -200,7 +200,9 @@ def test_the_lobby_loads_no_game_to_list_it(tmp_path, monkeypatch):
 
 # ---- absent seats -------------------------------------------------------------------------------------
 def test_absent_seats_may_be_handed_to_the_ai_by_the_other_side_both_ways(client, socks):
-    g = create(client, detectives=1)
+    # (on_absent "wait": nobody is handed over on their own; tests/test_server_absent.py has
+    # the computer taking over)
+    g = create(client, detectives=1, on_absent="wait")
     wx, _, sx = socks.open(g, "X")
     wd, _, _ = socks.open(g, "detectives")
     # the detectives leave: Mr X is no longer stuck
@@ -215,7 +217,7 @@ def test_absent_seats_may_be_handed_to_the_ai_by_the_other_side_both_ways(client
     st = until(wx, lambda m: m["type"] == "state" and m["version"] == 2)  # the AI answered
     assert st["view"]["history"][1]["piece"] == "D1"
     # and the other way: Mr X leaves, a detective hands his seat to the AI
-    g = create(client, detectives=1)
+    g = create(client, detectives=1, on_absent="wait")
     wx, _, _ = socks.open(g, "X")
     wd, _, _ = socks.open(g, "D1")
     socks.close(wx)

@@ -123,6 +123,7 @@ def rest_state(client, game, name="X") -> dict:
     for s in body["seats"].values():
         s.pop("connected")
         s.pop("away")
+    body["absent"].pop("seats")  # who is away now: live, like "connected"
     return body
 
 

@@ -25,7 +25,7 @@ HUNTERS = re.compile(r"^(D[1-5]|P[1-4])$")
 STATION_KEYS = ("station", "mr_x_station", "salt", "start", "X")
 # where such a key may stand in a state frame (what is there is checked separately)
 STATION_PLACES = re.compile(r"\.view\.(log\[\d+\]\.station|mr_x_station|start|tickets\.X"
-                            r"|rules\.start_deck_mr_x)|\.seats\.X")
+                            r"|rules\.start_deck_mr_x)|\.seats\.X|\.absent\.(seats|handed)\.X")
 # the fields a REST state body adds to the state frame's
 REST_ONLY = ("role", "pieces", "token_name", "game_id")
 
@@ -105,6 +105,10 @@ def audit_message(msg: dict[str, Any], who: str, truth_log: Sequence[LogEntry],
             _need(STATION_PLACES.fullmatch(p) is not None, f"a station key at {p}", where)
     _need(set(msg["seats"]["X"]) == {"kind", "agent", "connected", "note", "open", "away"},
           "Mr X's seat fields", where)
+    absent = msg.get("absent") or {}
+    _need(set((absent.get("seats") or {}).get("X", {})) <= {"away", "takeover_in"}
+          and isinstance((absent.get("handed") or {}).get("X", 0), int),
+          "Mr X's absent fields", where)  # who left and when: nothing of where he is
     _need("X" not in view["start"] and "X" not in view["stations"], "Mr X's station", where)
     for e in log:
         true = truth_log[e["slot"] - 1]

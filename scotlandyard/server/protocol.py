@@ -259,6 +259,7 @@ class StateMessage(BaseModel):
     chat_record: dict[str, bool] | None = None
     rematch: dict[str, Any] | None = None
     takeback: dict[str, Any] | None = None
+    absent: dict[str, Any] | None = None
 
 
 class AckMessage(BaseModel):
@@ -303,11 +304,13 @@ class ChatHistoryFrame(BaseModel):
 class NoticeFrame(BaseModel):
     """Something every connection should be told: ``timeout_ai`` (the AI made ``piece``'s move
     when its time ran out), ``timeout_lost`` (``side`` lost on time), ``takeback`` (moves from
-    ``ply`` on were taken back)."""
+    ``ply`` on were taken back), ``absent_ai`` (the computer plays ``piece``, at ``agent``,
+    for its absent player)."""
 
     type: Literal["notice"] = "notice"
-    code: Literal["timeout_ai", "timeout_lost", "takeback"]
+    code: Literal["timeout_ai", "timeout_lost", "takeback", "absent_ai"]
     piece: str | None = None
+    agent: str | None = None
     side: Literal["mr_x", "detectives"] | None = None
     ply: int | None = None
 
@@ -439,3 +442,8 @@ class CreateGame(BaseModel):
     seed: Annotated[int, Field(ge=0, le=2**63 - 1, strict=True)] | None = None
     hotseat: bool = False
     seats: dict[str, SeatRequest] = Field(default_factory=dict)
+    on_absent: Literal["ai", "wait"] = "ai"
+    """A player leaves: the computer takes the seat after ``--absent-timeout`` (``ai``), or
+    the others wait for him (``wait``; after the same time any player may hand it over)."""
+    absent_agent: AgentName | None = None
+    """The level the computer plays an absent seat at (default: the game's AI level)."""

@@ -26,6 +26,7 @@ from ..belief import extend_path_counts, normalize_path_counts, path_counts, pos
 from ..game import Game, IllegalMove
 from ..move import MR_X, Move, NotationError
 from ..rules import PRESET_TABLE, Rules, RulesError, preset_info
+from .absent import Absence, game_level
 from .again import Again
 from .chat import RoomChat
 from .chat import message as chat_message
@@ -218,7 +219,6 @@ class Room:
         now = time.monotonic()
         self._absent_since: dict[str, float] = {p: now for p in game.pieces}
         self._ai_task: asyncio.Task[None] | None = None
-        self._absent_timers: dict[str, asyncio.TimerHandle] = {}
         self._writing = asyncio.Lock()  # one move or seat change at a time goes to the database
         self._stale = False  # another server process changed the game: reload (refresh_soon)
         self._refresher: asyncio.Task[None] | None = None
@@ -239,6 +239,7 @@ class Room:
         self.clock = (RoomClock(self, ClockConfig.from_dict(clock), clock_state)
                       if isinstance(clock, dict) else None)
         self.again = Again(self)
+        self.absence = Absence(self)
         self.owner = game_id
         """Who the heavy AI lane counts this game's moves against (:class:`~.thinker.FairLane`):
         the address that created it, while this process has it in memory since then; else the
@@ -359,6 +360,8 @@ class Room:
         now = time.monotonic()
         for p in before - after:
             self._absent_since[p] = now
+        self.absence.left(sorted(before - after))
+        self.absence.came(sorted(after - before))
         if before != after and self.connections:
             self.broadcast_state()
 
@@ -481,6 +484,7 @@ class Room:
             "rematch": self.again.rematch_public(),
             "takeback": self.again.takeback_public(),
             "adjudication": self.adjudication,
+            "absent": self.absence.public(),
         }
 
     def state(self, key: str, seats: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -515,10 +519,7 @@ class Room:
                          "role": conn.role, "token_name": conn.token_name,
                          "absent_timeout": self.server.absent_timeout}))
         self.chat.send_history(conn)
-        for p in conn.pieces:
-            timer = self._absent_timers.pop(p, None)
-            if timer is not None:
-                timer.cancel()
+        self.absence.came(conn.pieces)
         if set(conn.pieces) - before:
             self.broadcast_state()
         else:
@@ -536,23 +537,12 @@ class Room:
         gone = [p for p in conn.pieces if not self.connected(p)]
         for p in gone:
             self._absent_since[p] = now
-            if self.seats[p].kind == "human" and not self.over():
-                # tell the others when the seat may be handed to the AI
-                old = self._absent_timers.pop(p, None)
-                if old is not None:
-                    old.cancel()
-                self._absent_timers[p] = asyncio.get_running_loop().call_later(
-                    self.server.absent_timeout + 0.05, self._absent_passed, p)
+        self.absence.left(gone)  # the computer takes over, or the others may hand them over
         if gone and self.connections:
             self.broadcast_state()
         if set(conn.pieces) - self.local_pieces():
             self.server.announce(self)
         self.server.release(self)
-
-    def _absent_passed(self, piece: str) -> None:
-        self._absent_timers.pop(piece, None)
-        if not self.closed and not self.connected(piece) and self.connections:
-            self.broadcast_state()
 
     def absent_for(self, piece: str) -> float:
         """Seconds since the last connection owning ``piece`` closed (0 while one is open)."""
@@ -851,6 +841,10 @@ class Room:
         if self.seats.get(piece) is not seat:
             raise ProtocolError("not_allowed", f"{piece}'s seat changed meanwhile", cid)
         self.seats[piece] = new
+        if piece not in conn.pieces:  # its player is away: he is shown what was played for him
+            await self.absence.mark(piece)
+            self.notice({"type": "notice", "code": "absent_ai", "piece": piece,
+                         "agent": msg.agent})
         self.seats_changed()
 
     async def _save_seat(self, seat: Seat, cid: Any) -> None:
@@ -876,6 +870,7 @@ class Room:
         if self.seats.get(piece) is not seat:
             raise ProtocolError("not_allowed", f"{piece}'s seat changed meanwhile", cid)
         self.seats[piece] = new  # an AI move being computed for the old seat is dropped
+        await self.absence.unmark(piece)
         self.seats_changed()
 
     # ---- AI seats --------------------------------------------------------------------------------
@@ -968,9 +963,7 @@ class Room:
             self._ai_task.cancel()
         if self._refresher is not None:
             self._refresher.cancel()
-        for timer in self._absent_timers.values():
-            timer.cancel()
-        self._absent_timers.clear()
+        self.absence.close()
         if self.clock is not None:
             self.clock.cancel()
         self.again.close()
@@ -1340,6 +1333,13 @@ class GameServer:
                 raise SetupError(f"clock: {exc}") from None
             options["clock"] = ClockConfig(clock.per_move, clock.initial, clock.increment,
                                            clock.on_timeout, agent).to_dict()
+        absent_agent = req.absent_agent or game_level(seats, options,
+                                                       default_level(agent_names()))
+        try:
+            resolve_agent(absent_agent)
+        except ValueError as exc:
+            raise SetupError(f"absent_agent: {exc}") from None
+        options["absent"] = {"on": req.on_absent, "agent": absent_agent}
         names = token_plan(rules.pieces, human, hotseat=req.hotseat, play_as=req.play_as,
                            public=req.public)
         return await self.open_game(rules, req.preset, seats, names, hotseat=req.hotseat,

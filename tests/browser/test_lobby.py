@@ -5,6 +5,7 @@ and the detectives' team chat that Mr X's browser never receives."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,7 +126,9 @@ def test_public_game_joined_from_a_second_browser_and_resumed_from_my_games(
 
 def test_absent_seats_handed_to_the_ai_by_the_other_side_both_ways(
         lobby_server: str, new_page: Any) -> None:
-    g = create_game(lobby_server, detectives=1)
+    # (the creators chose to wait for absent players: tests/browser/test_table.py has the
+    # computer taking over on its own)
+    g = create_game(lobby_server, detectives=1, on_absent="wait")
     mr_x = open_game(new_page(), lobby_server + g["links"]["X"])
     det = open_game(new_page(), lobby_server + g["links"]["detectives"])
     assert mr_x.locator("#players tr[data-piece='D1'] [data-action='takeover']").count() == 0
@@ -133,15 +136,17 @@ def test_absent_seats_handed_to_the_ai_by_the_other_side_both_ways(
     button = mr_x.locator("#players tr[data-piece='D1'] [data-action='takeover']")
     button.wait_for()
     button.click()
+    mr_x.click("#absent-yes")  # it asks first
     mr_x.wait_for_selector("#players tr[data-piece='D1'] .seat-ai")
     # and the other way round: Mr X leaves, the detective hands his seat to the AI
-    g = create_game(lobby_server, detectives=1)
+    g = create_game(lobby_server, detectives=1, on_absent="wait")
     det = open_game(new_page(), lobby_server + g["links"]["detectives"])
     mr_x = open_game(new_page(), lobby_server + g["links"]["X"])
     mr_x.close()
     button = det.locator("#players tr[data-piece='X'] [data-action='takeover']")
     button.wait_for()
     button.click()
+    det.click("#absent-yes")
     det.wait_for_selector("#players tr[data-piece='X'] .seat-ai")
     det.wait_for_selector(f"{GAME}[data-my-turn='1']")  # the AI moved for Mr X
 
@@ -159,7 +164,15 @@ def test_clock_runs_out_and_the_computer_moves(lobby_server: str, new_page: Any)
 def test_rematch_with_swapped_sides_and_the_end_explained(lobby_server: str, new_page: Any) -> None:
     g = create_game(lobby_server, detectives=1, seats={"D1": AI})
     page = open_game(new_page(), lobby_server + g["links"]["X"])
-    page.click("#players tr[data-piece='X'] [data-action='takeover']")  # let the AI finish
+    # let the AI finish (the page offers no button to hand one's own seat over: the protocol does)
+    from websockets.sync.client import connect
+
+    ws_url = lobby_server.replace("http", "ws") + f"/ws/{g['game_id']}?token={g['tokens']['X']}"
+    with connect(ws_url) as ws:
+        ws.send('{"type": "takeover", "piece": "X", "agent": "random"}')
+        while (m := json.loads(ws.recv(timeout=10))).get("type") != "state" \
+                or m["seats"]["X"]["kind"] != "ai":
+            pass
     page.wait_for_selector(f"{GAME}[data-over='1']", timeout=60_000)
     sentences = page.locator("#end-explain p").all_inner_texts()
     assert len(sentences) >= 4 and any("tickets left" in s for s in sentences)

@@ -3,6 +3,7 @@
 // title. game.js calls `before(msg)` and `after(msg)` around each server message and asks
 // `canHandOver(piece, seat)`; everything else lives here.
 
+import { AbsentPanel } from "./absent.js";
 import { ChatPanel } from "./chat.js";
 import { ClockPanel } from "./clock.js";
 import { explain } from "./explain.js";
@@ -34,6 +35,11 @@ export class GameExtras {
       h("label", { class: "toggle" }, h("input", { type: "checkbox", id: "tg-notify", checked: notifyWanted(),
         onchange: (e) => setNotify(e.target.checked) }), h("span", { text: t("mygames.notify") })));
     status.after(...holder.children); // the clock (hidden without one) next to whose turn it is
+    // who left, what the computer played for you, offers: above the move box (on a phone, at
+    // the top of the screen)
+    this.alerts = h("div", { class: "table-alerts", id: "table-alerts" });
+    this.clock.card.after(this.alerts);
+    this.absent = new AbsentPanel(page, this.alerts);
     this.chat = new ChatPanel(page, side); // below the game's own panels, which stay in view
     side.append(this.tableCard);
     const outcome = page.root.querySelector("#outcome");
@@ -47,10 +53,10 @@ export class GameExtras {
     outcome.querySelector("#outcome-reason").after(this.explainBox, this.rematchBox);
   }
 
-  /** A seat of another player may be handed to the AI: same team and gone, or away long enough. */
+  /** A seat of another player may be handed to the AI: same team and gone, or away long enough
+   * (never one's own seat: the page offers no button for it). */
   canHandOver(piece, seat) {
-    if (this.page.pieces.includes(piece)) return true;
-    if (seat.connected) return false;
+    if (this.page.pieces.includes(piece) || seat.connected) return false;
     if (this.role === "detectives" && piece !== "X") return true;
     return seat.away !== null && seat.away !== undefined && seat.away >= this.absentTimeout;
   }
@@ -93,7 +99,7 @@ export class GameExtras {
       this.chat.add([msg.message]);
     } else if (msg.type === "notice") {
       if (msg.code === "takeback") this.takenBack = true; // the undone slots get new seals
-      const text = msg.code === "timeout_ai" ? t("notice.timeout_ai", { piece: pieceName(msg.piece) })
+      const text = msg.code === "absent_ai" ? AbsentPanel.noticeText(msg) : msg.code === "timeout_ai" ? t("notice.timeout_ai", { piece: pieceName(msg.piece) })
         : msg.code === "timeout_lost" ? t("notice.timeout_lost")
           : t("notice.takeback");
       page.toast(text, "info");
@@ -109,6 +115,7 @@ export class GameExtras {
     const page = this.page;
     const view = msg.view;
     this.clock.update(view.outcome ? null : msg.clock);
+    this.absent.update(msg);
     this.chat.setAgreement(msg.chat_record, this.role);
     showTurn(page.root.dataset.myTurn === "1");
     // takeback: only for one side's player, once that side has moved
@@ -140,6 +147,11 @@ export class GameExtras {
     const counts = r && !r.game_id ? { n: r.accepted.length, total: r.needed.length } : null;
     status.textContent = !r ? "" : r.game_id ? t("rematch.started")
       : r.swap ? t("rematch.waiting_swap", counts) : t("rematch.waiting", counts);
+  }
+
+  /** "Let the AI play" in the players' table: asks first (in the absent panel). */
+  confirmHandOver(piece) {
+    this.absent.ask(piece);
   }
 
   tokenName() {

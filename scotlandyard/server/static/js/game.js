@@ -485,7 +485,7 @@ export class GamePage {
         if (seat.kind === "human" && this.extras.canHandOver(piece, seat)) {
           seatLine.append(" · ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.takeover"),
             title: t("seat.takeover_hint"), dataset: { action: "takeover", piece },
-            onclick: () => this.socket.send({ type: "takeover", piece, agent: "medium" }) }));
+            onclick: () => this.extras.confirmHandOver(piece) }));
         } else if (seat.kind === "ai" && this.pieces.includes(piece)) {
           seatLine.append(" · ", h("button", { type: "button", class: "btn-link seat-btn", text: t("seat.reclaim"),
             dataset: { action: "reclaim", piece },

@@ -297,6 +297,7 @@ export class Lobby {
       play_as: f.elements.play_as.value || null,
       public: f.elements.public.checked,
       clock: this.clockBody(),
+      on_absent: f.elements.on_absent.value === "wait" ? "wait" : "ai",
     };
   }
 
