@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import sys
 from collections.abc import Generator
 from typing import Any
 
@@ -20,6 +21,19 @@ _WORKER_CONFIG: ArenaConfig | None = None
 def _init_worker(config: ArenaConfig) -> None:
     global _WORKER_CONFIG
     _WORKER_CONFIG = config
+    _one_thread_after_fork()
+
+
+def _one_thread_after_fork() -> None:
+    """In a forked worker, run PyTorch's operations on one thread. A parent that used torch
+    (an SB3 policy's agent is made there before the games start) has started OpenMP's thread
+    team; a forked child inherits its state but not its threads, and its first parallel
+    operation waits for them for ever in libgomp's barrier (``--workers 2`` hung at 0% CPU).
+    With one thread torch never enters the team; the workers are the parallelism. (PyTorch's
+    DataLoader does the same in its forked workers.)"""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def _worker_play(index: int) -> tuple[GameResult, str, str]:
@@ -39,7 +53,8 @@ def _run_local(config: ArenaConfig, todo: list[int]) -> Generator[_Played | None
         return
     # The platform's default start method: fork on Linux (fast, and agents registered at run
     # time reach the workers), spawn on macOS and Windows (scripts need the usual
-    # ``if __name__ == "__main__":`` guard there). The pool starts all its workers at the
+    # ``if __name__ == "__main__":`` guard there). A forked worker runs torch on one thread
+    # (_one_thread_after_fork: OpenMP does not survive a fork). The pool starts all its workers at the
     # first submit, before the progress bar starts its thread.
     pool = cf.ProcessPoolExecutor(max_workers=min(config.workers, len(todo)),
                                   mp_context=multiprocessing.get_context(),
