@@ -147,7 +147,8 @@ class Again:
         out = await room.server.open_game(room.game.rules, room.preset, seats, names,
                                     hotseat=room.hotseat, seed=None, public=room.public,
                                     options={k: v for k, v in room.options.items()
-                                             if k == "clock"}, you=None, owner=owner)
+                                             if k in ("clock", "absent")},
+                                    you=None, owner=owner)
         self.next_game = out["game_id"]
         room.options["rematch_game"] = self.next_game
         await room.save_options()

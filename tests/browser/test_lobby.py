@@ -189,8 +189,11 @@ def test_team_chat_between_detectives_never_reaches_mr_x(lobby_server: str, new_
     d1 = open_game(new_page(), lobby_server + g["links"]["D1"])
     d2 = open_game(new_page(), lobby_server + g["links"]["D2"])
     mr_x = open_game(new_page(), lobby_server + g["links"]["X"])
-    assert mr_x.locator("#chat-channel option").count() == 1  # the table only
-    d1.select_option("#chat-channel", "team")
+    assert mr_x.locator("#chat-channel button").count() == 1  # the table only
+    for page in (d1, d2, mr_x):
+        if page.get_attribute("#chat", "data-open") != "1":
+            page.click("#chat-toggle")
+    d1.click("#chat-channel button[data-channel='team']")
     d1.fill("#chat-input", "<b>he is near 74</b>")
     d1.click("#chat-send")
     msg = d2.locator("#chat-log li[data-channel='team']")

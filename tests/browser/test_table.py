@@ -6,6 +6,7 @@ the chat panel, and "My games". Screenshots go to test-artifacts/table-*.png."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,143 @@ def test_handing_someone_elses_seat_over_asks_first(table_server: str, new_page:
     a.locator("#absent-yes").click()
     a.wait_for_selector("#players tr[data-piece='D1'] .seat-ai")
     assert "level: easy" in a.inner_text("#toast")
+
+
+TONES = """(() => { localStorage.setItem('sy.sound', '1'); const C = window.AudioContext; if (!C) return;
+    window.__tones = 0; const make = C.prototype.createOscillator;
+    C.prototype.createOscillator = function () { window.__tones += 1; return make.call(this); }; })()"""
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_offers_appear_next_to_the_move_box_with_accept_and_decline(
+        table_server: str, new_page: Any, artifacts: Path, size: str) -> None:
+    g = create_game(table_server, detectives=1)
+    x = open_game(new_page(**SIZES[size]), table_server + g["links"]["X"])
+    d = new_page(**SIZES[size])
+    d.add_init_script(TONES)  # sounds on; count the tones
+    open_game(d, table_server + g["links"]["detectives"])
+    play_first_legal(x)
+    d.wait_for_selector(f"{GAME}[data-my-turn='1']")
+    x.click("#btn-takeback")
+    # the detectives read the offer where they look: next to their move box, in view
+    offer = d.locator("#offer[data-kind='takeback'][data-theirs='1']")
+    offer.wait_for()
+    assert d.inner_text("#offer-text") == "Mr X asks to take back his last move."
+    for sel in ("#offer-text", "#offer-accept", "#offer-decline"):
+        in_view(d, sel)
+    assert d.inner_text("#offer-accept") == "Allow" and d.inner_text("#offer-decline") == "Refuse"
+    d.wait_for_function("() => window.__tones > 0")  # a sound, sounds being on
+    if size == "laptop":  # beside the move box: right above it
+        box, play = d.locator("#offer").bounding_box(), d.locator("#play").bounding_box()
+        assert 0 <= play["y"] - (box["y"] + box["height"]) <= 12, (box, play)
+    # Mr X reads that he waits for an answer, in view too
+    x.locator("#offer[data-kind='takeback'][data-theirs='0']").wait_for()
+    assert x.inner_text("#offer-text") == "You asked to take back your last move."
+    assert x.inner_text("#offer-wait") == "Waiting for an answer…"
+    in_view(x, "#offer-wait")
+    assert x.locator("#offer-accept").is_hidden()
+    d.screenshot(path=str(artifacts / f"table-offer-{size}.png"))
+    x.screenshot(path=str(artifacts / f"table-offer-waiting-{size}.png"))
+    d.click("#offer-accept")
+    x.wait_for_selector(f"{GAME}[data-version='0'][data-my-turn='1']")
+    assert d.locator("#offer").is_hidden() and x.locator("#offer").is_hidden()
+    # a rematch offer after the end: the computer finishes the game for both (the protocol)
+    from websockets.sync.client import connect
+
+    for name, piece in (("X", "X"), ("detectives", "D1")):
+        url = table_server.replace("http", "ws") + f"/ws/{g['game_id']}?token={g['tokens'][name]}"
+        with connect(url) as ws:
+            ws.send(json.dumps({"type": "takeover", "piece": piece, "agent": "random"}))
+            while (m := json.loads(ws.recv(timeout=10))).get("type") != "state" \
+                    or m["seats"][piece]["kind"] != "ai":
+                pass
+    for page in (x, d):
+        page.wait_for_selector(f"{GAME}[data-over='1']", timeout=60_000)
+    x.click("#btn-rematch")
+    offer = d.locator("#offer[data-kind='rematch'][data-theirs='1']")
+    offer.wait_for()
+    assert d.inner_text("#offer-text") == "Rematch offered by Mr X."
+    in_view(d, "#offer-accept")
+    in_view(d, "#offer-decline")
+    x.locator("#offer[data-kind='rematch'][data-theirs='0']").wait_for()
+    assert x.inner_text("#offer-wait") == "Waiting for an answer…"
+    d.screenshot(path=str(artifacts / f"table-rematch-offer-{size}.png"))
+    d.click("#offer-decline")
+    x.wait_for_selector("#offer", state="hidden")
+    d.wait_for_selector("#offer", state="hidden")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_chat_panel_with_unread_badge_and_a_team_switch(
+        table_server: str, new_page: Any, artifacts: Path, size: str) -> None:
+    g = create_game(table_server, detectives=2)
+    d1 = open_game(new_page(**SIZES[size]), table_server + g["links"]["D1"])
+    d2 = open_game(new_page(**SIZES[size]), table_server + g["links"]["D2"])
+    x = open_game(new_page(**SIZES[size]), table_server + g["links"]["X"])
+    # a panel right under the move box, folded: its header is in view at 1280x800
+    if size == "laptop":
+        in_view(d1, "#chat-toggle")
+        assert d1.locator("#chat").bounding_box()["y"] > d1.locator("#turn").bounding_box()["y"]
+    assert d1.get_attribute("#chat", "data-open") == "0" and d1.locator("#chat-unread").is_hidden()
+    x.click("#chat-toggle")
+    assert x.locator("#chat-channel button").count() == 1  # Mr X: the table only, no switch
+    assert x.get_attribute("#chat-input", "placeholder") == "Write a message"
+    x.fill("#chat-input", "catch me if you can")
+    x.click("#chat-send")
+    badge = d1.locator("#chat-unread")
+    badge.wait_for()
+    assert badge.inner_text() == "1" and badge.get_attribute("aria-label") == "1 new message"
+    d1.locator("#chat-toggle").scroll_into_view_if_needed()
+    in_view(d1, "#chat-toggle")
+    d1.click("#chat-toggle")
+    d1.wait_for_selector("#chat-unread", state="hidden")  # read
+    # a clear switch: the team or the whole table, said in the box too
+    table = d1.locator("#chat-channel button[data-channel='table']")
+    team = d1.locator("#chat-channel button[data-channel='team']")
+    assert table.inner_text() == "Everyone" and team.inner_text() == "Detectives only"
+    assert table.get_attribute("aria-pressed") == "true"
+    assert d1.get_attribute("#chat-input", "placeholder") == "To everyone (Mr X reads it too)"
+    team.click()
+    assert team.get_attribute("aria-pressed") == "true"
+    assert d1.get_attribute("#chat-input", "placeholder") == "To the detectives only"
+    d1.fill("#chat-input", "he is near 74")
+    d1.click("#chat-send")
+    mine = d1.locator("#chat-log li[data-channel='team']")
+    mine.wait_for()
+    assert mine.locator(".chat-tag").inner_text() == "Detectives only"
+    assert mine.locator(".chat-from").inner_text() == "Detective 1"
+    # styled: no list numbers, legible, in view once scrolled to
+    assert d1.eval_on_selector("#chat-log", "e => getComputedStyle(e).listStyleType") == "none"
+    d1.locator("#chat-send").scroll_into_view_if_needed()
+    for sel in ("#chat-log li[data-channel='team'] .chat-text", "#chat-input", "#chat-send",
+                "#chat-channel button[data-channel='team']"):
+        in_view(d1, sel)
+    d1.screenshot(path=str(artifacts / f"table-chat-{size}.png"))
+    d2.locator("#chat-unread").wait_for()
+    assert d2.inner_text("#chat-unread") == "2"  # the table message and the team one
+    x.wait_for_timeout(500)
+    assert x.locator("#chat-log li[data-channel='team']").count() == 0  # never to Mr X
+    assert "74" not in x.inner_text("#chat-log")
+
+
+def test_counted_words_use_the_plural_rules_of_each_language(table_server: str,
+                                                             new_page: Any) -> None:
+    page = new_page()
+    page.goto(table_server + "/")
+    page.wait_for_selector(".lobby[data-ready='1']")
+    got = page.evaluate("""async () => {
+        const i18n = await import('/static/js/i18n.js'); const { tp } = await import('/static/js/plural.js');
+        const out = {};
+        for (const lang of ['en', 'it', 'pl', 'ru']) {
+          await i18n.setLanguage(lang, false);
+          out[lang] = [0, 1, 2, 5, 22].map((n) => tp('chat.unread', n));
+        }
+        return out; }""")
+    assert got["en"] == ["0 new messages", "1 new message", "2 new messages", "5 new messages",
+                         "22 new messages"]
+    assert got["it"] == ["0 nuovi messaggi", "1 nuovo messaggio", "2 nuovi messaggi",
+                         "5 nuovi messaggi", "22 nuovi messaggi"]
+    assert got["pl"] == ["0 nowych wiadomości", "1 nowa wiadomość", "2 nowe wiadomości",
+                         "5 nowych wiadomości", "22 nowe wiadomości"]
+    assert got["ru"] == ["0 новых сообщений", "1 новое сообщение", "2 новых сообщения",
+                         "5 новых сообщений", "22 новых сообщения"]

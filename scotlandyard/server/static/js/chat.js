@@ -1,64 +1,147 @@
-// The game page's chat: the table chat (every player; spectators read it) and the detectives'
-// team chat (only detective tokens ever receive it: the server decides, docs/protocol.md).
-// Messages are drawn with textContent, never as HTML.
+// The game page's chat, a panel right under the move box: the table chat (every player;
+// spectators read it) and the detectives' team chat (only detective tokens ever receive it: the
+// server decides, docs/protocol.md), with a clear switch between the two for the detectives and
+// a badge counting the messages not seen yet (the panel folded, or out of sight). Messages are
+// drawn with textContent, never as HTML.
 
 import { t } from "./i18n.js";
 import { h } from "./dom.js";
 import { pieceName } from "./board.js";
+import { tp } from "./plural.js";
+
+const OPEN_KEY = "sy.chat.open";
+
+function readOpen() {
+  try { return localStorage.getItem(OPEN_KEY) === "1"; } catch (_) { return false; }
+}
 
 export class ChatPanel {
-  constructor(page, parent) {
+  constructor(page, anchor) {
     this.page = page;
     this.messages = new Map(); // n -> message
-    this.card = h("section", { class: "card chat", id: "chat", "aria-labelledby": "chat-title" },
-      h("h2", { id: "chat-title", text: t("chat.title") }),
-      h("ol", { id: "chat-log", class: "chat-log", "aria-live": "polite" }));
-    this.form = h("form", { id: "chat-form", class: "chat-form", autocomplete: "off" });
-    this.channel = h("select", { id: "chat-channel", "aria-label": t("chat.channel") });
+    this.unread = 0;
+    this.me = null;
+    this.channelValue = "table";
+    this.open = readOpen();
+    this.inSight = false;
+    this.badge = h("span", { class: "chat-badge", id: "chat-unread", hidden: true });
+    this.toggle = h("button", { type: "button", class: "chat-head", id: "chat-toggle", "aria-controls": "chat-body",
+      onclick: () => this.setOpen(!this.open) },
+    h("span", { class: "chat-title", id: "chat-title", text: t("chat.title") }), this.badge,
+    h("span", { class: "chat-chevron", "aria-hidden": "true" }));
+    this.channel = h("div", { class: "chat-switch", id: "chat-channel", role: "group", "aria-label": t("chat.channel") });
+    this.log = h("ol", { id: "chat-log", class: "chat-log", "aria-live": "polite" });
+    this.empty = h("p", { class: "chat-empty hint", text: t("chat.empty") });
     this.input = h("input", { id: "chat-input", type: "text", maxlength: "300", "aria-label": t("chat.message"),
       placeholder: t("chat.placeholder") });
     this.send = h("button", { id: "chat-send", type: "submit", class: "btn btn-small", text: t("chat.send") });
-    this.form.append(this.channel, this.input, this.send);
+    this.form = h("form", { id: "chat-form", class: "chat-form", autocomplete: "off" }, this.input, this.send);
     this.agree = h("label", { class: "toggle chat-agree" },
       h("input", { type: "checkbox", id: "chat-agree" }), h("span", { text: t("chat.record") }));
-    this.card.append(this.form, this.agree);
+    this.body = h("div", { class: "chat-body", id: "chat-body" }, this.channel, this.log, this.empty, this.form, this.agree);
+    this.card = h("section", { class: "card chat", id: "chat", "aria-labelledby": "chat-title" }, this.toggle, this.body);
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       const text = this.input.value.trim();
       if (!text) return;
-      if (this.page.socket.send({ type: "chat", channel: this.channel.value || "table", text })) this.input.value = "";
+      if (this.page.socket.send({ type: "chat", channel: this.channelValue, text })) this.input.value = "";
     });
     this.agree.querySelector("input").addEventListener("change", (e) => {
       this.page.socket.send({ type: "chat_record", agree: e.target.checked });
     });
-    parent.append(this.card);
+    anchor.after(this.card);
+    if (typeof IntersectionObserver !== "undefined") {
+      new IntersectionObserver((entries) => {
+        this.inSight = entries.some((e) => e.isIntersecting);
+        if (this.seen()) this.markRead();
+      }).observe(this.log);
+    }
+    document.addEventListener("visibilitychange", () => { if (this.seen()) this.markRead(); });
+    this.setOpen(this.open, false);
   }
 
-  setRole(role) {
+  /** Whether the player can see the messages now. */
+  seen() {
+    return this.open && this.inSight && !document.hidden;
+  }
+
+  setOpen(open, remember = true) {
+    this.open = open;
+    this.body.hidden = !open;
+    this.toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    this.card.dataset.open = open ? "1" : "0";
+    if (remember) {
+      try { localStorage.setItem(OPEN_KEY, open ? "1" : "0"); } catch (_) { /* ignore */ }
+    }
+    if (open) {
+      this.log.scrollTop = this.log.scrollHeight;
+      if (this.seen()) this.markRead();
+    }
+  }
+
+  markRead() {
+    this.unread = 0;
+    this.showBadge();
+  }
+
+  showBadge() {
+    this.badge.hidden = this.unread === 0;
+    this.badge.textContent = String(this.unread);
+    this.badge.setAttribute("aria-label", tp("chat.unread", this.unread));
+    this.card.dataset.unread = String(this.unread);
+  }
+
+  setRole(role, me = null) {
+    this.me = me;
     const team = role === "detectives";
-    this.channel.replaceChildren(h("option", { value: "table", text: t("chat.table") }),
-      ...(team ? [h("option", { value: "team", text: t("chat.team") })] : []));
-    this.channel.hidden = !team;
+    const choices = team ? ["table", "team"] : ["table"];
+    this.channel.replaceChildren(...choices.map((c) => h("button", {
+      type: "button", class: `chat-chan chat-chan-${c}`, dataset: { channel: c }, text: c === "team" ? t("chat.team") : t("chat.table"),
+      "aria-pressed": c === this.channelValue ? "true" : "false", onclick: () => this.pick(c),
+    })));
+    if (!team) this.channelValue = "table";
+    this.channel.dataset.choices = String(choices.length);
     const writes = role !== "spectator";
     this.form.hidden = !writes;
     this.agree.hidden = !writes;
     this.card.dataset.role = role;
+    this.pick(this.channelValue);
   }
 
-  add(list) {
-    for (const m of list) this.messages.set(m.n, m);
+  /** Write to `channel` ("table" or "team") from now on. */
+  pick(channel) {
+    this.channelValue = channel;
+    for (const b of this.channel.querySelectorAll("button")) {
+      b.setAttribute("aria-pressed", b.dataset.channel === channel ? "true" : "false");
+    }
+    this.card.dataset.channel = channel;
+    const team = this.card.dataset.role === "detectives";
+    this.input.placeholder = channel === "team" ? t("chat.placeholder_team")
+      : team ? t("chat.placeholder_table") : t("chat.placeholder");
+  }
+
+  /** Messages arrived (`live`: one sent now, not the history sent on connect). */
+  add(list, live = false) {
+    for (const m of list) {
+      const fresh = !this.messages.has(m.n);
+      this.messages.set(m.n, m);
+      if (live && fresh && m.from !== this.me && !this.seen()) this.unread += 1;
+    }
     this.render();
+    this.showBadge();
   }
 
   render() {
-    const log = this.card.querySelector("#chat-log");
+    const log = this.log;
     log.replaceChildren(...[...this.messages.values()].sort((a, b) => a.n - b.n).map((m) => {
       const who = /^(X|[DP]\d)$/.test(m.from) ? pieceName(m.from) : m.from === "detectives" ? t("role.detectives") : m.from;
-      return h("li", { class: `chat-msg chat-${m.channel}`, dataset: { channel: m.channel, from: m.from, n: m.n } },
-        m.channel === "team" ? h("span", { class: "chat-tag", text: t("chat.team") }) : null,
-        h("strong", { class: "chat-from", text: `${who}: ` }),
+      return h("li", { class: `chat-msg chat-${m.channel}${m.from === this.me ? " mine" : ""}`, dataset: { channel: m.channel, from: m.from, n: m.n } },
+        h("span", { class: "chat-meta" },
+          h("strong", { class: "chat-from", text: who }),
+          m.channel === "team" ? h("span", { class: "chat-tag", text: t("chat.team") }) : null),
         h("span", { class: "chat-text", text: m.text }));
     }));
+    this.empty.hidden = this.messages.size > 0;
     log.scrollTop = log.scrollHeight;
   }
 

@@ -6,6 +6,7 @@
 import { AbsentPanel } from "./absent.js";
 import { ChatPanel } from "./chat.js";
 import { ClockPanel } from "./clock.js";
+import { OfferPanel } from "./offers.js";
 import { explain } from "./explain.js";
 import { notifyWanted, rememberGame, setNotify, showTurn } from "./mygames.js";
 import { t } from "./i18n.js";
@@ -23,15 +24,6 @@ export class GameExtras {
     const holder = document.createElement("div");
     this.clock = new ClockPanel(holder);
     this.tableCard = h("section", { class: "card table-tools", id: "table-tools" },
-      h("div", { class: "takeback-box" },
-        h("button", { type: "button", class: "btn btn-small", id: "btn-takeback", text: t("takeback.ask"), hidden: true,
-          onclick: () => page.socket.send({ type: "takeback" }) }),
-        h("p", { id: "takeback-offer", class: "hint", hidden: true },
-          h("span", { class: "takeback-text" }), " ",
-          h("button", { type: "button", class: "btn btn-small", id: "takeback-accept", text: t("takeback.accept"),
-            onclick: () => page.socket.send({ type: "takeback", accept: true }) }), " ",
-          h("button", { type: "button", class: "btn btn-small btn-plain", id: "takeback-decline", text: t("takeback.decline"),
-            onclick: () => page.socket.send({ type: "takeback", accept: false }) }))),
       h("label", { class: "toggle" }, h("input", { type: "checkbox", id: "tg-notify", checked: notifyWanted(),
         onchange: (e) => setNotify(e.target.checked) }), h("span", { text: t("mygames.notify") })));
     status.after(...holder.children); // the clock (hidden without one) next to whose turn it is
@@ -40,7 +32,11 @@ export class GameExtras {
     this.alerts = h("div", { class: "table-alerts", id: "table-alerts" });
     this.clock.card.after(this.alerts);
     this.absent = new AbsentPanel(page, this.alerts);
-    this.chat = new ChatPanel(page, side); // below the game's own panels, which stay in view
+    this.offers = new OfferPanel(page, this.alerts);
+    this.alerts.after(h("div", { class: "takeback-box" }, // asked where the answer comes
+      h("button", { type: "button", class: "btn btn-small", id: "btn-takeback", text: t("takeback.ask"), hidden: true,
+        onclick: () => page.socket.send({ type: "takeback" }) })));
+    this.chat = new ChatPanel(page, page.root.querySelector("#play")); // right under the move box
     side.append(this.tableCard);
     const outcome = page.root.querySelector("#outcome");
     this.explainBox = h("div", { id: "end-explain", class: "end-explain" });
@@ -90,13 +86,13 @@ export class GameExtras {
       this.role = msg.role;
       this.myName = msg.token_name;
       if (typeof msg.absent_timeout === "number") this.absentTimeout = msg.absent_timeout;
-      this.chat.setRole(msg.role);
+      this.chat.setRole(msg.role, msg.token_name);
       rememberGame(page.gameId, msg.role);
     } else if (msg.type === "chat_history") {
       this.chat.messages.clear();
       this.chat.add(msg.messages);
     } else if (msg.type === "chat") {
-      this.chat.add([msg.message]);
+      this.chat.add([msg.message], true);
     } else if (msg.type === "notice") {
       if (msg.code === "takeback") this.takenBack = true; // the undone slots get new seals
       const text = msg.code === "absent_ai" ? AbsentPanel.noticeText(msg) : msg.code === "timeout_ai" ? t("notice.timeout_ai", { piece: pieceName(msg.piece) })
@@ -121,16 +117,8 @@ export class GameExtras {
     // takeback: only for one side's player, once that side has moved
     const sideMoved = view.history.some((m) => page.pieces.includes(m.piece));
     const canAsk = (this.role === "mr_x" || this.role === "detectives") && !view.outcome && sideMoved && !msg.takeback;
-    this.tableCard.querySelector("#btn-takeback").hidden = !canAsk;
-    const offer = this.tableCard.querySelector("#takeback-offer");
-    const theirs = msg.takeback && msg.takeback.side !== this.role && (this.role === "mr_x" || this.role === "detectives");
-    offer.hidden = !msg.takeback;
-    if (msg.takeback) {
-      offer.querySelector(".takeback-text").textContent = msg.takeback.side === "mr_x"
-        ? t("takeback.offer_mr_x") : t("takeback.offer_detectives");
-      offer.querySelector("#takeback-accept").hidden = !theirs;
-      offer.querySelector("#takeback-decline").hidden = !theirs;
-    }
+    page.root.querySelector("#btn-takeback").hidden = !canAsk;
+    this.offers.update(msg, this.role, this.tokenName()); // takeback and rematch offers
     // end screen
     const out = view.outcome;
     this.explainBox.replaceChildren(...(out ? explain(view, out).map((s) => h("p", { text: s })) : []));

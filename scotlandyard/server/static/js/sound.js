@@ -50,12 +50,14 @@ const MOVE = {
   black: () => tone(240, 0, 0.25, { type: "square", gain: 0.04, slide: 160 }),
 };
 
-/** Play a sound for an event ("move" with a ticket, "reveal", "capture") if sounds are on.
+/** Play a sound for an event ("move" with a ticket, "reveal", "capture", "offer": a takeback
+ * or rematch offer to answer) if sounds are on.
  * Returns the name of what was played, or null. */
 export function play(event, ticket = "taxi") {
   if (!soundOn()) return null;
   if (event === "move") (MOVE[ticket] || MOVE.taxi)();
   else if (event === "reveal") [523, 659, 784].forEach((f, i) => tone(f, i * 0.09, 0.3, { gain: 0.1 }));
+  else if (event === "offer") [880, 1175].forEach((f, i) => tone(f, i * 0.12, 0.18, { gain: 0.09 }));
   else if (event === "capture") [784, 622, 523, 392].forEach((f, i) => tone(f, i * 0.13, 0.32, { type: "triangle", gain: 0.12 }));
   else return null;
   return event;
