@@ -462,6 +462,245 @@ def run_kills(workdir: Path, kills: int, seed: int) -> Verdict:
     return v
 
 
+# ---- 4. floods within the caps (issue 28: headers, slowloris, sync, networks, lobby) -------------
+def _rss_mb(pid: int) -> float:
+    """A process's resident memory, MB (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _settled_rss(srv: Server) -> float:
+    """The server's memory once its start-up work (the AI warm-up thread) is done: read
+    every 0.5 s until two readings agree within 1 MB (at most 60 s)."""
+    httpx.get(srv.base + "/api/presets", timeout=10)
+    last = _rss_mb(srv.proc.pid)
+    for _ in range(120):
+        time.sleep(0.5)
+        now = _rss_mb(srv.proc.pid)
+        if abs(now - last) < 1:
+            return now
+        last = now
+    return last
+
+
+def _status_of(head: bytes) -> str:
+    """``431`` from ``HTTP/1.1 431 ...``; ``closed`` for nothing; ``?`` otherwise."""
+    parts = head.split(b" ", 2)
+    if len(parts) >= 2 and parts[0].startswith(b"HTTP/"):
+        return parts[1].decode()
+    return "closed" if not head else "?"
+
+
+async def _huge_headers(port: int, megabytes: int, fields: bool) -> str:
+    """One request whose header block is ``megabytes`` MB (one field, or 64-byte fields);
+    the server's answer's status."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    chunk = (b"".join(b"X-%d: %s\r\n" % (i, b"a" * 50) for i in range(16384)) if fields
+             else b"a" * (1 << 20))
+    try:
+        writer.write(b"GET /api/presets HTTP/1.1\r\nHost: x\r\n" + (b"" if fields else b"X-Big: "))
+        for _ in range(megabytes):
+            writer.write(chunk)
+            await writer.drain()
+        writer.write(b"\r\n\r\n")
+        await writer.drain()
+    except OSError:
+        pass  # the server closed: its answer may still be there
+    try:
+        head = await asyncio.wait_for(reader.read(200), 10)
+    except (OSError, TimeoutError):
+        head = b""
+    writer.close()
+    return _status_of(head)
+
+
+def run_headers(workdir: Path, conns: int = 5, megabytes: int = 40) -> Verdict:
+    """``conns`` connections at once send header blocks of ``megabytes`` MB each (one huge
+    field; then as many 64-byte fields): the server's memory before and after, and what
+    each got."""
+    v = Verdict("headers")
+    t0 = time.monotonic()
+    srv = Server(workdir, workdir / "headers.sqlite3", 0)
+    try:
+        before = _settled_rss(srv)
+
+        async def attack() -> list[str]:
+            big = await asyncio.gather(*(_huge_headers(srv.port, megabytes, False)
+                                         for _ in range(conns)))
+            many = await asyncio.gather(*(_huge_headers(srv.port, 1, True)
+                                          for _ in range(conns)))
+            return [*big, *many]
+
+        answers = asyncio.run(attack())
+        after = _rss_mb(srv.proc.pid)
+        ok = httpx.get(srv.base + "/api/presets", timeout=10).status_code
+    finally:
+        srv.stop()
+    v.counts.update({"connections": 2 * conns, "MB sent each (one field)": megabytes,
+                     "answers": ", ".join(f"{k} {n}" for k, n in Counter(answers).items()),
+                     "server RSS MB before": round(before), "after": round(after)})
+    if after - before > 30:
+        v.failures.append(f"the server grew by {after - before:.0f} MB")
+    if any(a not in ("431", "closed") for a in answers):
+        v.failures.append(f"header blocks answered {answers}")
+    if ok != 200:
+        v.failures.append(f"the server answered {ok} afterwards")
+    v.seconds = time.monotonic() - t0
+    return v
+
+
+def _soft_files(limit: int | None) -> int:
+    """Set this process's soft open-file limit (``None``: its hard limit); the old one."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard if limit is None else limit, hard))
+    return soft
+
+
+def start_at_file_limit(workdir: Path, name: str, files: int, *extra: str) -> Server:
+    """A server started under a soft open-file limit of ``files`` (the usual 1,024): it
+    inherits this process's, which is put back (at its hard limit) at once after."""
+    old = _soft_files(files)
+    try:
+        return Server(workdir, workdir / name, 0, *extra)
+    finally:
+        _soft_files(max(old, 4096) if old < 4096 else None)
+
+
+async def _victim_requests(base: str, count: int, source: str, gap: float = 0.2
+                           ) -> tuple[int, list[float]]:
+    """``count`` requests for ``/api/presets`` from ``source``, one after the other (a new
+    connection each, 3 s timeout): how many got 200, and their seconds."""
+    ok = 0
+    times: list[float] = []
+    for _ in range(count):
+        t = time.monotonic()
+        try:
+            async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(
+                    local_address=source), timeout=3) as client:
+                r = await client.get(base + "/api/presets")
+            ok += r.status_code == 200
+        except httpx.HTTPError:
+            pass
+        times.append(time.monotonic() - t)
+        await asyncio.sleep(gap)
+    return ok, times
+
+
+async def _slowloris(port: int, conns: int, seconds: float, source: str = "127.0.0.1"
+                     ) -> Counter[str]:
+    """Keep ``conns`` half-sent requests open from ``source`` for ``seconds`` (one header
+    byte a second; a dropped one is opened again): what the server did with them."""
+    seen: Counter[str] = Counter()
+    end = time.monotonic() + seconds
+
+    async def one() -> None:
+        while time.monotonic() < end:
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port,
+                                                               local_addr=(source, 0))
+            except OSError:
+                seen["connect failed"] += 1
+                await asyncio.sleep(0.5)
+                continue
+            seen["opened"] += 1
+            try:
+                writer.write(b"GET /api/presets HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                while time.monotonic() < end:
+                    writer.write(b"a")
+                    await writer.drain()
+                    try:
+                        head = await asyncio.wait_for(reader.read(200), 1.0)
+                    except TimeoutError:
+                        continue
+                    seen[f"answered {_status_of(head)}"] += 1
+                    break
+            except OSError:
+                seen["reset"] += 1
+            finally:
+                writer.close()
+
+    await asyncio.gather(*(one() for _ in range(conns)))
+    return seen
+
+
+def run_slowloris(workdir: Path, conns: int = 1100, seconds: float = 12.0, files: int = 1024
+                  ) -> Verdict:
+    """``conns`` half-sent requests from 127.0.0.1 against a server started at a soft
+    open-file limit of ``files``, while another client (127.0.1.1, another /24) asks for
+    ``/api/presets`` every 0.2 s: how many of its requests got an answer."""
+    v = Verdict("slowloris")
+    t0 = time.monotonic()
+    srv = start_at_file_limit(workdir, "slowloris.sqlite3", files)
+    try:
+        limits = Path(f"/proc/{srv.proc.pid}/limits").read_text()
+        soft = next(line.split()[3] for line in limits.splitlines()
+                    if line.startswith("Max open files"))
+
+        async def attack() -> tuple[Counter[str], tuple[int, list[float]]]:
+            flood = asyncio.create_task(_slowloris(srv.port, conns, seconds))
+            await asyncio.sleep(2.0)  # the attacker's sockets are up
+            victim = await _victim_requests(srv.base, int((seconds - 3) / 0.25), "127.0.1.1")
+            return await flood, victim
+
+        seen, (ok, times) = asyncio.run(attack())
+    finally:
+        srv.stop()
+    times.sort()
+    v.counts.update({"half-sent requests": conns, "server's soft file limit": soft,
+                     "attacker": ", ".join(f"{k} {n}" for k, n in seen.most_common()),
+                     "other client's requests answered": f"{ok}/{len(times)}",
+                     "their median ms": round(1000 * times[len(times) // 2])})
+    if ok < len(times):
+        v.failures.append(f"{len(times) - ok} of the other client's {len(times)} requests "
+                          "failed")
+    v.seconds = time.monotonic() - t0
+    return v
+
+
+def run_networks(workdir: Path, addresses: int = 10, each: int = 60) -> Verdict:
+    """``addresses`` loopback addresses of one /24 (127.0.0.1..) each ask for ``each`` games
+    at once: how many were made (per address and per /24 caps)."""
+    v = Verdict("networks")
+    t0 = time.monotonic()
+    srv = Server(workdir, workdir / "networks.sqlite3", 0)
+    try:
+        async def one(k: int) -> Counter[int]:
+            got: Counter[int] = Counter()
+            async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(
+                    local_address=f"127.0.0.{k + 1}"), base_url=srv.base, timeout=30) as c:
+                for _ in range(each):
+                    r = await c.post("/api/games", json={"preset": "classic", "detectives": 2})
+                    got[r.status_code] += 1
+            return got
+
+        async def attack() -> Counter[int]:
+            total: Counter[int] = Counter()
+            for got in await asyncio.gather(*(one(k) for k in range(addresses))):
+                total.update(got)
+            return total
+
+        t = time.monotonic()
+        total = asyncio.run(attack())
+        took = time.monotonic() - t
+    finally:
+        srv.stop()
+    made = total[201]
+    v.counts.update({"addresses (one /24)": addresses, "games asked": addresses * each,
+                     "made": made, "refused 429": total[429], "in seconds": round(took, 1)})
+    if made > 2 * 60 + took:  # Limits: 60 at once an address, twice that a network, and
+        v.failures.append(f"{made} games made from one /24")  # then 1 a second
+    v.seconds = time.monotonic() - t0
+    return v
+
+
+FLOODS = {"headers": run_headers, "slowloris": run_slowloris, "networks": run_networks}
+"""The floods within the caps (issue 28), each at its default size."""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=30, help="AI games watched for leaks (30)")
@@ -469,7 +708,7 @@ def main() -> None:
     ap.add_argument("--fuzz", type=int, default=3000, help="malformed messages (3000)")
     ap.add_argument("--kills", type=int, default=25, help="SIGKILL restarts (25)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", choices=("leaks", "fuzz", "kills"), default=None)
+    ap.add_argument("--only", choices=("leaks", "fuzz", "kills", *FLOODS), default=None)
     args = ap.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="sy-attack-"))
     verdicts = []
@@ -480,6 +719,9 @@ def main() -> None:
             verdicts.append(run_fuzz(workdir, args.fuzz, args.seed))
         if args.only in (None, "kills"):
             verdicts.append(run_kills(workdir, args.kills, args.seed))
+        for name, run in FLOODS.items():
+            if args.only in (None, name):
+                verdicts.append(run(workdir))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"scotlandyard server under attack, 127.0.0.1, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")

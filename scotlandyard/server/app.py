@@ -244,6 +244,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     holder: dict[str, GameServer] = {}
     lim = limits if limits is not None else Limits()
     clients = ClientLimits(lim)
+    network = (f" (its IPv4 /24 or IPv6 /64, which together get {lim.per_prefix:g} times an "
+               "address's budget)")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -362,7 +364,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def create_game(body: CreateGame, request: Request) -> JSONResponse:
         """Create a game; answers its id, one token per seat, a spectator token and links."""
         _refuse_if_waiting(clients.create_wait(_client(request)), "too many new games from "
-                           "this address")
+                           f"this address or its network{network}")
         try:
             out = await games().create(body, owner=_client(request))
         except SetupError as exc:
@@ -377,7 +379,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def lobby(request: Request) -> JSONResponse:
         """Public games that have an open seat (rules, seats, who is waiting; no tokens)."""
         _refuse_if_waiting(clients.lobby_wait(_client(request)), "too many lobby requests from "
-                           f"this address (at most {lim.lobby_per_minute:g} a minute)")
+                           f"this address (at most {lim.lobby_per_minute:g} a minute) or its "
+                           f"network{network}")
         try:
             body = await list_lobby(games())
         except UNAVAILABLE as exc:
@@ -389,7 +392,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def join(game_id: str, body: JoinRequest, request: Request) -> JSONResponse:
         """Take an open seat of a public game: its token and link (409 when taken)."""
         _refuse_if_waiting(clients.join_wait(_client(request)), "too many seats taken from "
-                           f"this address (at most {lim.joins_per_minute:g} a minute)")
+                           f"this address (at most {lim.joins_per_minute:g} a minute) or its "
+                           f"network{network}")
         try:
             out = await join_game(games(), game_id, body.seat, body.side)
         except JoinError as exc:

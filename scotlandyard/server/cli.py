@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import gc
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
 from typing import Annotated, Any
@@ -34,14 +35,21 @@ def log_config(fmt: str = "text") -> dict[str, Any]:
     return cfg
 
 
-def lenient_websockets() -> Any:
+def lenient_websockets(release: Callable[[Any], None] | None = None) -> Any:
     """uvicorn's ``websockets-sansio`` protocol, except that a text frame that is not valid
     UTF-8 reaches the app (as text with the bad bytes escaped, see
     :func:`~scotlandyard.server.protocol.parse_client_message`) instead of logging a traceback
-    and closing the socket: the client gets a clear ``bad_message`` error and may go on."""
+    and closing the socket: the client gets a clear ``bad_message`` error and may go on.
+    ``release(transport)`` is called when the socket's connection is lost (the connection
+    caps of :class:`~scotlandyard.server.edge.EdgeCounts`)."""
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
     class LenientSansIO(WebSocketsSansIOProtocol):
+        def connection_lost(self, exc: Exception | None) -> None:
+            if release is not None:
+                release(self.transport)
+            super().connection_lost(exc)
+
         def send_receive_event_to_app(self) -> None:
             if self.curr_msg_data_type == "text" and not self.close_sent:
                 data = b"".join(self.frames)
@@ -125,8 +133,11 @@ def serve(
              "are closed at once with 1012, so clients reconnect to another worker).",
         min=0.0)] = 10.0,
     trusted_proxy: Annotated[str, typer.Option(
-        help="Address(es) of a reverse proxy (nginx) whose X-Forwarded-For names the client "
-             "(comma-separated; empty: trust none). Per-client limits then see real clients.")
+        help="Address(es) or networks of a reverse proxy (nginx) whose X-Forwarded-For names "
+             "the client (comma-separated, e.g. 127.0.0.1 or 10.0.0.0/24; empty: trust none). "
+             "Per-client limits then see real clients; the X-Forwarded-For of any other "
+             "address is ignored, and the proxy's own connections are not capped "
+             "(docs/deploy.md).")
     ] = "",
     agent_module: Annotated[list[str] | None, typer.Option(
         "--agent-module", help="A trained policy to offer as an AI seat, as module:attribute "
@@ -169,7 +180,15 @@ def serve(
                     allowed_origins=tuple(allowed_origin or ()))
     if no_limits:
         limits = replace(limits, games_per_minute=0, lobby_per_minute=0, joins_per_minute=0,
-                         sockets_per_client=0, sockets_per_token=0)
+                         sockets_per_client=0, sockets_per_token=0, connections_per_client=0,
+                         public_games_per_client=0, lobby_rows_per_client=0)
+    from .edge import EdgeCounts, guarded_h11, raise_file_limit
+
+    try:
+        edge = EdgeCounts(limits, trusted_proxy)
+    except ValueError as exc:
+        typer.echo(f"error: --trusted-proxy: {exc}", err=True)
+        raise typer.Exit(2) from None
     from .store import Store, StoreError
 
     try:  # say why at once, before uvicorn starts (the app takes the lock again at start-up)
@@ -189,10 +208,15 @@ def serve(
     compile_in_background(_warm_up_ai, name="ai-warm-up")
     from .store_pg import redact_url
 
+    files = raise_file_limit()
     if log_format is LogFormat.text:
-        typer.echo(f"scotlandyard: http://{host}:{port}/  (database {redact_url(db)})")
+        typer.echo(f"scotlandyard: http://{host}:{port}/  (database {redact_url(db)}; "
+                   f"open-file limit {files[1]})")
     uvicorn.run(
-        app, host=host, port=port, ws=lenient_websockets(),
+        app, host=host, port=port, ws=lenient_websockets(edge.release),
+        # h11, never httptools (which uvicorn[standard] installs): header block and count
+        # capped, a request must arrive within Limits.request_seconds (edge.py)
+        http=guarded_h11(limits, edge), h11_max_incomplete_event_size=limits.header_bytes,
         log_config=log_config(log_format.value),
         # frames over MAX_FRAME_BYTES get a "too_large" error; far larger ones close the socket
         ws_max_size=16 * MAX_FRAME_BYTES, ws_per_message_deflate=False,

@@ -6,7 +6,9 @@ benchmarks set their own.
 
 from __future__ import annotations
 
+import ipaddress
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -60,6 +62,128 @@ class Limits:
     allowed_origins: tuple[str, ...] = ()
     """Origins (``https://example.org``) besides the server's own whose pages may open game
     WebSockets. Sockets without an ``Origin`` (bots) are always accepted."""
+    per_prefix: float = 2.0
+    """Each per-address limit (games, lobby reads, joins, sockets, connections, open public
+    games, lobby rows) applies a second time to the address's network, an IPv4 /24 or IPv6
+    /64, all its addresses together, at this many times the per-address figure (0: no
+    per-network limits). One machine can hold many addresses of its network; a building
+    behind one NAT shows as one address."""
+    header_bytes: int = 16 * 1024
+    """The largest request line plus header block read (larger: 431, connection closed).
+    A browser sends well under 2 KiB."""
+    header_count: int = 100
+    """The most header fields of one request (more: 431)."""
+    request_seconds: float = 5.0
+    """A request (line, headers and body) must arrive within this many seconds of its first
+    byte, or of the connection's opening (else 408, connection closed): a half-sent request
+    holds no connection longer (slowloris)."""
+    connections_per_client: int = 320
+    """Open TCP connections from one client address, counted when the connection is made,
+    before any byte of a request is read (more: 429 and closed at once). Above
+    :attr:`sockets_per_client`, as each WebSocket is one. A trusted proxy's connections are
+    not counted (the proxy caps its clients' connections: docs/deploy.md)."""
+    sync_per_second: float = 2.0
+    """``sync`` messages one socket may send a second on average (more: ``rate_limited``,
+    not answered); a page never needs more than one after a reconnect."""
+    sync_burst: int = 4
+    """... and at once, before that rate applies."""
+    sync_cached_seconds: float = 1.0
+    """A ``sync`` within this many seconds of the socket's last ``state`` is answered with
+    that frame as it was sent (the game has not changed since, or the socket would have had
+    a newer one; a clock in it is at most this old), without building it again."""
+    public_games_per_client: int = 3
+    """Open public games (listed in the lobby: not over, a seat open) one client address may
+    have at once, counting the games this process created (more: 429)."""
+    lobby_rows_per_client: int = 3
+    """The most rows of one client address's games in ``GET /api/lobby`` (newest first), so
+    that nobody fills the lobby."""
+    lobby_unjoined_seconds: float = 1800.0
+    """A public game in which at most one seat has a player (its creator's) leaves the lobby
+    this many seconds after it was created (0: never); it stays playable by its links."""
+
+
+def network_of(client: str) -> str:
+    """The network that per-network limits count ``client`` in: ``net:A.B.C.0/24`` for IPv4
+    (an IPv4-mapped IPv6 address too), ``net:P:Q:R:S::/64`` for IPv6; the text itself for
+    anything that is not an address (``unknown``, a test client's name)."""
+    try:
+        addr = ipaddress.ip_address(client.split("%", 1)[0])
+    except ValueError:
+        return "net:" + client
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    bits = 24 if addr.version == 4 else 64
+    return f"net:{ipaddress.ip_network(f'{addr}/{bits}', strict=False)}"
+
+
+def scaled(limit: float, factor: float) -> float:
+    """A per-network limit: ``limit`` times ``factor``; 0 (none) where either is 0."""
+    return limit * factor if limit and factor else 0.0
+
+
+class Caps:
+    """Counts per key (an address and its network) under two caps, taken and given back
+    together."""
+
+    def __init__(self, per_address: float, per_network: float) -> None:
+        """``per_address``/``per_network``: the caps (0: none)."""
+        self.caps = (per_address, per_network)
+        self.open: dict[str, int] = {}
+
+    def keys(self, client: str) -> tuple[str, str]:
+        """The address's key and its network's."""
+        return client, network_of(client)
+
+    def full(self, client: str) -> str | None:
+        """``None`` if one more fits, else ``address`` or ``network`` (which cap is full)."""
+        for key, cap, what in zip(self.keys(client), self.caps, ("address", "network"),
+                                  strict=True):
+            if cap and self.open.get(key, 0) >= cap:
+                return what
+        return None
+
+    def take(self, client: str) -> str | None:
+        """Count one; ``None`` if it fitted, else which cap is full (nothing counted)."""
+        why = self.full(client)
+        if why is None:
+            for key in self.keys(client):
+                self.open[key] = self.open.get(key, 0) + 1
+        return why
+
+    def give(self, client: str) -> None:
+        """Uncount one counted by :meth:`take`."""
+        for key in self.keys(client):
+            n = self.open.get(key, 0) - 1
+            if n > 0:
+                self.open[key] = n
+            else:
+                self.open.pop(key, None)
+
+
+def over_text(what: str, cap: float, per_prefix: float, thing: str) -> str:
+    """Why a cap refused: ``too many THING from this address (at most N)`` or ``... from
+    this address's network (a /24 or /64: at most M)``."""
+    if what == "address":
+        return f"too many {thing} from this address (at most {cap:g})"
+    return (f"too many {thing} from this address's network (its IPv4 /24 or IPv6 /64: at "
+            f"most {scaled(cap, per_prefix):g})")
+
+
+def parse_networks(text: str | Iterable[str]) -> tuple[ipaddress.IPv4Network |
+                                                      ipaddress.IPv6Network, ...] | None:
+    """``--trusted-proxy``'s addresses and networks (comma-separated, or a list); ``None``
+    for ``*`` (every address); :class:`ValueError` naming a bad entry."""
+    items = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
+    items = [t for t in items if t]
+    if "*" in items:
+        return None
+    out = []
+    for item in items:
+        try:
+            out.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ValueError(f"{item!r} is not an IP address or network") from None
+    return tuple(out)
 
 
 class TokenBucket:
@@ -84,6 +208,13 @@ class TokenBucket:
             return 0.0
         return (1.0 - self.level) / self.rate if self.rate > 0 else 3600.0
 
+    def wait(self) -> float:
+        """What :meth:`take` would answer, taking nothing."""
+        level = min(self.burst, self.level + (time.monotonic() - self.last) * self.rate)
+        if level >= 1.0:
+            return 0.0
+        return (1.0 - level) / self.rate if self.rate > 0 else 3600.0
+
     def full(self) -> bool:
         """Whether the bucket has refilled (so it can be forgotten)."""
         now = time.monotonic()
@@ -91,7 +222,8 @@ class TokenBucket:
 
 
 class ClientLimits:
-    """Per-client-address state: game-creation buckets and open-socket counts."""
+    """Per-client-address state: game-creation buckets and open-socket counts, each kept for
+    the address and for its network (:func:`network_of`, ``Limits.per_prefix``)."""
 
     def __init__(self, limits: Limits) -> None:
         """Empty: no client seen."""
@@ -99,57 +231,81 @@ class ClientLimits:
         self._create: dict[str, TokenBucket] = {}
         self._lobby: dict[str, TokenBucket] = {}
         self._join: dict[str, TokenBucket] = {}
-        self.sockets: dict[str, int] = {}
         self.token_sockets: dict[str, int] = {}
+        self.socket_caps = Caps(limits.sockets_per_client,
+                                scaled(limits.sockets_per_client, limits.per_prefix))
+
+    @property
+    def sockets(self) -> dict[str, int]:
+        """Open sockets per address (and per ``net:`` network)."""
+        return self.socket_caps.open
+
+    def _bucket_wait(self, buckets: dict[str, TokenBucket], client: str, per_minute: float,
+                     burst: int) -> float:
+        """Take one event from the address's and its network's buckets: 0.0 if both allow
+        (both are taken), else the longer wait (neither is taken)."""
+        factor = self.limits.per_prefix
+        return _wait(buckets, (client, network_of(client)),
+                     (per_minute, scaled(per_minute, factor)),
+                     (burst, max(1, round(scaled(burst, factor)))))
 
     def create_wait(self, client: str) -> float:
         """0.0 if ``client`` may create a game now, else seconds to wait (answer 429)."""
         lim = self.limits
-        return _wait(self._create, client, lim.games_per_minute, lim.games_burst)
+        return self._bucket_wait(self._create, client, lim.games_per_minute, lim.games_burst)
 
     def lobby_wait(self, client: str) -> float:
         """0.0 if ``client`` may read the lobby now, else seconds to wait (answer 429)."""
         lim = self.limits
-        return _wait(self._lobby, client, lim.lobby_per_minute, lim.lobby_burst)
+        return self._bucket_wait(self._lobby, client, lim.lobby_per_minute, lim.lobby_burst)
 
     def join_wait(self, client: str) -> float:
         """0.0 if ``client`` may take a seat of a public game now, else seconds to wait
         (answer 429)."""
         lim = self.limits
-        return _wait(self._join, client, lim.joins_per_minute, lim.joins_burst)
+        return self._bucket_wait(self._join, client, lim.joins_per_minute, lim.joins_burst)
 
     def open_socket(self, client: str, token_hash: str) -> str | None:
         """Count a socket; ``None`` if allowed, else why not (and nothing is counted)."""
         lim = self.limits
-        if lim.sockets_per_client and self.sockets.get(client, 0) >= lim.sockets_per_client:
-            return (f"too many open sockets from this address (at most "
-                    f"{lim.sockets_per_client})")
+        full = self.socket_caps.full(client)
+        if full is not None:
+            return over_text(full, lim.sockets_per_client, lim.per_prefix, "open sockets")
         if lim.sockets_per_token and self.token_sockets.get(token_hash, 0) >= lim.sockets_per_token:
             return f"too many open sockets for this token (at most {lim.sockets_per_token})"
-        self.sockets[client] = self.sockets.get(client, 0) + 1
+        self.socket_caps.take(client)
         self.token_sockets[token_hash] = self.token_sockets.get(token_hash, 0) + 1
         return None
 
     def close_socket(self, client: str, token_hash: str) -> None:
         """Uncount a socket counted by :meth:`open_socket`."""
-        for table, key in ((self.sockets, client), (self.token_sockets, token_hash)):
-            n = table.get(key, 0) - 1
-            if n > 0:
-                table[key] = n
-            else:
-                table.pop(key, None)
+        self.socket_caps.give(client)
+        n = self.token_sockets.get(token_hash, 0) - 1
+        if n > 0:
+            self.token_sockets[token_hash] = n
+        else:
+            self.token_sockets.pop(token_hash, None)
 
 
-def _wait(buckets: dict[str, TokenBucket], client: str, per_minute: float, burst: int) -> float:
-    """Take one event from ``client``'s bucket in ``buckets`` (made full on first use): 0.0
-    if allowed, else the seconds to wait; ``per_minute`` <= 0: no limit. Clients whose bucket
-    is full again are forgotten once there are many."""
-    if per_minute <= 0:
-        return 0.0
+def _wait(buckets: dict[str, TokenBucket], keys: tuple[str, ...], per_minute: tuple[float, ...],
+          burst: tuple[int, ...]) -> float:
+    """Take one event from each key's bucket in ``buckets`` (made full on first use; a key
+    whose ``per_minute`` is <= 0 has no limit): 0.0 if every one allows (each is taken), else
+    the longest wait (none is taken). Keys whose bucket is full again are forgotten once
+    there are many."""
     if len(buckets) > 10_000:
         for key in [k for k, b in buckets.items() if b.full()]:
             del buckets[key]
-    bucket = buckets.get(client)
-    if bucket is None:
-        bucket = buckets[client] = TokenBucket(per_minute / 60.0, burst)
-    return bucket.take()
+    chosen = []
+    for key, rate, size in zip(keys, per_minute, burst, strict=True):
+        if rate <= 0:
+            continue
+        bucket = buckets.get(key)
+        if bucket is None:
+            bucket = buckets[key] = TokenBucket(rate / 60.0, size)
+        chosen.append(bucket)
+    wait = max((b.wait() for b in chosen), default=0.0)
+    if wait == 0.0:
+        for b in chosen:
+            b.take()
+    return wait

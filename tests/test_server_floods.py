@@ -1,0 +1,282 @@
+"""Floods within the caps (issue 28, items 2 and 4), against a real ``scotlandyard serve``
+process on 127.0.0.1 where the HTTP layer is what is tested: header blocks over the caps,
+half-sent requests, a thousand connections from one address, caps per IPv4 /24 and IPv6 /64,
+client addresses only from a trusted proxy; ``sync`` floods and lobby junk in process."""
+
+from __future__ import annotations
+
+import resource
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from scotlandyard.server.app import create_app
+from scotlandyard.server.limits import Caps, Limits, network_of
+from tests.conftest import load_benchmark
+from tests.live_server import LiveServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    work = tmp_path_factory.mktemp("floods")
+    srv = LiveServer(work, work / "games.sqlite3", 0)
+    yield srv
+    srv.stop()
+
+
+def _files(n: int) -> None:
+    """Make sure this test process may hold ``n`` open files (its soft limit raised)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < n:
+        if hard != resource.RLIM_INFINITY and hard < n:
+            pytest.fail(f"this machine's hard open-file limit is {hard}; the test needs {n}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (n, hard))
+
+
+def _answer(sock: socket.socket, seconds: float = 10.0) -> bytes:
+    """What the server sends before it closes (at most 4 KiB)."""
+    sock.settimeout(seconds)
+    out = b""
+    try:
+        while len(out) < 4096:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            out += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return out
+
+
+# ---- 2. request headers ---------------------------------------------------------------------------
+def test_a_header_block_over_the_size_cap_is_refused_431(server: LiveServer) -> None:
+    """40 MB of headers used to be read whole (uvicorn's httptools, which uvicorn[standard]
+    installs, has no limit) and answered 200; now the connection is answered 431 after 16 KiB
+    and closed."""
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"GET /api/presets HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        sent = 0
+        try:
+            while sent < 40 << 20:
+                s.sendall(b"a" * (1 << 20))
+                sent += 1 << 20
+            s.sendall(b"\r\n\r\n")
+        except OSError:
+            pass  # the server stopped reading
+        answer = _answer(s)
+    assert sent < 8 << 20, f"the server read {sent >> 20} MB of one header block"
+    if answer:  # the answer can be lost in the reset of a connection still sending
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+        assert b"request line and headers over 16384 bytes" in answer
+    assert httpx.get(server.base + "/api/presets", timeout=10).status_code == 200
+
+
+def test_a_request_with_too_many_header_fields_is_refused_431(server: LiveServer) -> None:
+    """101 fields of 8 bytes (1 KiB in all) were accepted; the cap is 100."""
+    fields = b"".join(b"X-%d: a\r\n" % i for i in range(100))
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"GET /api/presets HTTP/1.1\r\nHost: x\r\n" + fields + b"\r\n")
+        answer = _answer(s)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert b"request with 101 header fields (at most 100)" in answer
+    with socket.create_connection(("127.0.0.1", server.port)) as s:  # 100 in all: fine
+        s.sendall(b"GET /api/presets HTTP/1.1\r\nHost: x\r\n" + fields[: fields.index(b"X-98:")]
+                  + b"Connection: close\r\n\r\n")
+        assert _answer(s).startswith(b"HTTP/1.1 200 ")
+
+
+def test_serve_runs_h11_with_the_caps_and_never_httptools(monkeypatch, tmp_path: Path) -> None:
+    """What ``scotlandyard serve`` hands uvicorn: the guarded h11 protocol and the header size
+    (uvicorn's ``auto`` picks httptools wherever it is installed), the lenient WebSocket
+    protocol, and the proxy options."""
+    import uvicorn
+
+    from scotlandyard.server import cli
+    from scotlandyard.server.edge import EdgeCounts
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+    from scotlandyard.kernel import fast
+
+    monkeypatch.setattr(fast, "compile_in_background", lambda *a, **kw: None)
+    cli.serve(db=str(tmp_path / "g.sqlite3"), trusted_proxy="10.0.0.0/24")
+    assert seen["http"].__name__ == "GuardedH11"
+    assert seen["h11_max_incomplete_event_size"] == Limits().header_bytes == 16 * 1024
+    assert seen["ws"].__name__ == "LenientSansIO"
+    assert seen["forwarded_allow_ips"] == "10.0.0.0/24" and seen["proxy_headers"] is True
+    edge = EdgeCounts(Limits(), "10.0.0.0/24, 192.0.2.7")
+    assert edge.is_trusted("10.0.0.99") and edge.is_trusted("192.0.2.7")
+    assert not edge.is_trusted("10.0.1.1") and not edge.is_trusted("127.0.0.1")
+
+
+# ---- 4. slowloris ---------------------------------------------------------------------------------
+def test_a_half_sent_request_is_answered_408_and_closed_within_the_time_limit(
+        server: LiveServer) -> None:
+    """A request trickled a byte every half second used to hold its connection for ever."""
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        t0 = time.monotonic()
+        s.sendall(b"GET /api/presets HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        s.settimeout(0.5)
+        answer = b""
+        while time.monotonic() - t0 < 15:
+            try:
+                s.sendall(b"a")
+                chunk = s.recv(4096)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            if not chunk:
+                break
+            answer += chunk
+        took = time.monotonic() - t0
+    assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+    assert b"the request did not arrive within 5 s" in answer
+    assert 4.5 <= took <= 8.0, took
+
+
+def test_a_thousand_half_sent_requests_from_one_address_leave_the_others_served(
+        tmp_path: Path) -> None:
+    """1,100 half-sent requests from 127.0.0.1 against a server started at the usual soft
+    limit of 1,024 open files used to make every other client's requests fail. Now the
+    connections over the address's cap (320) get 429 at once, before a byte is read, the
+    server raised its own soft limit at start, and a client of another address is served."""
+    _files(4096)
+    srv = load_benchmark("server_attack").start_at_file_limit(tmp_path, "g.sqlite3", 1024)
+    socks: list[socket.socket] = []
+    try:
+        limits = Path(f"/proc/{srv.proc.pid}/limits").read_text()
+        soft = int(next(line.split()[3] for line in limits.splitlines()
+                        if line.startswith("Max open files")))
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        assert soft > 1024 or hard == 1024, f"the server kept a soft limit of {soft}"
+        for _ in range(1100):
+            s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+            s.sendall(b"GET /api/presets HTTP/1.1\r\nHost: x\r\nX-Slow: a")
+            socks.append(s)
+        refused = 0
+        deadline = time.monotonic() + 4
+        for s in socks:
+            s.settimeout(max(0.001, deadline - time.monotonic()))
+            try:
+                head = s.recv(200)
+            except (TimeoutError, ConnectionResetError):
+                continue
+            refused += head.startswith(b"HTTP/1.1 429 ")
+            assert not head or head.startswith(b"HTTP/1.1 429 "), head
+        assert refused >= 1100 - 320 - 5, refused
+        with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.1.1"),
+                          timeout=3) as other:
+            for _ in range(10):
+                assert other.get(srv.base + "/api/presets").status_code == 200
+    finally:
+        for s in socks:
+            s.close()
+        srv.stop()
+
+
+# ---- 4. caps per network --------------------------------------------------------------------------
+def test_networks_are_an_ipv4_slash_24_and_an_ipv6_slash_64() -> None:
+    assert network_of("127.0.0.9") == network_of("127.0.0.200") == "net:127.0.0.0/24"
+    assert network_of("127.0.1.1") != network_of("127.0.0.1")
+    assert network_of("2001:db8:1:2:aaaa::1") == network_of("2001:db8:1:2:ffff::9") == \
+        "net:2001:db8:1:2::/64"
+    assert network_of("2001:db8:1:3::1") != network_of("2001:db8:1:2::1")
+    assert network_of("::ffff:192.0.2.7") == "net:192.0.2.0/24"
+    assert network_of("testclient") == "net:testclient"
+    caps = Caps(2, 3)
+    assert [caps.take(a) for a in ("10.0.0.1", "10.0.0.1", "10.0.0.1")] == [
+        None, None, "address"]
+    assert caps.take("10.0.0.2") is None and caps.take("10.0.0.3") == "network"
+    caps.give("10.0.0.1")
+    assert caps.take("10.0.0.3") is None
+
+
+def _client(app: Any, host: str) -> TestClient:
+    return TestClient(app, client=(host, 50000))
+
+
+def test_games_lobby_reads_joins_and_sockets_are_capped_per_network_too(tmp_path: Path) -> None:
+    """Ten addresses of one /24 each within their own caps used to make ten times as many
+    games (600 in 8.7 s from 10 loopback addresses at the defaults); now the /24 gets twice
+    one address's figure in all, and another /24 is not affected."""
+    limits = Limits(games_burst=3, games_per_minute=0.001, lobby_burst=2,
+                    lobby_per_minute=0.001, sockets_per_client=2, sockets_per_token=50)
+    app = create_app(tmp_path / "g.sqlite3", ai_delay=0, limits=limits)
+    with _client(app, "192.0.2.1") as first:
+        codes = []
+        for k in range(1, 6):
+            c = _client(app, f"192.0.2.{k}")
+            codes += [c.post("/api/games", json={"preset": "classic", "detectives": 2}
+                             ).status_code for _ in range(3)]
+        assert codes.count(201) == 6, codes  # 3 an address, 6 the network
+        over = _client(app, "192.0.2.77").post("/api/games", json={"preset": "classic"})
+        assert over.status_code == 429 and "network" in over.json()["detail"]
+        assert _client(app, "198.51.100.1").post(
+            "/api/games", json={"preset": "classic"}).status_code == 201
+        lobby = [_client(app, f"192.0.2.{k}").get("/api/lobby").status_code
+                 for k in range(1, 6) for _ in range(2)]
+        assert lobby.count(200) == 4, lobby
+        g = first.post("/api/games", json={"preset": "classic"})
+        assert g.status_code == 429  # still over
+        g = _client(app, "203.0.113.1").post("/api/games", json={"preset": "classic"}).json()
+        url = f"/ws/{g['game_id']}?token={g['tokens']['spectator']}"
+        opened = []
+        refused = []
+        for k in range(1, 4):
+            for _ in range(2):
+                try:
+                    ws = _client(app, f"2001:db8:0:1::{k}").websocket_connect(url)
+                    ws.__enter__()
+                    opened.append(ws)
+                except Exception as exc:  # the upgrade refused (429)
+                    refused.append(exc)
+        assert len(opened) == 4 and len(refused) == 2  # 2 an address, 4 the /64
+        for ws in opened:
+            ws.__exit__(None, None, None)
+
+
+def test_only_a_trusted_proxy_names_the_client_and_its_connections_are_not_capped(
+        tmp_path: Path) -> None:
+    """``--trusted-proxy 127.0.0.1``: its X-Forwarded-For names the client (each named client
+    has its own lobby budget), another address's X-Forwarded-For is ignored (its requests
+    count against itself); the proxy's connections are not capped, another address's are."""
+    _files(4096)
+    srv = LiveServer(tmp_path, tmp_path / "g.sqlite3", 0, "--trusted-proxy", "127.0.0.1")
+    socks: list[socket.socket] = []
+    try:
+        with httpx.Client(timeout=5) as proxy, httpx.Client(
+                transport=httpx.HTTPTransport(local_address="127.0.2.1"), timeout=5) as other:
+            named = [proxy.get(srv.base + "/api/lobby", headers={
+                "X-Forwarded-For": f"198.51.{k}.1"}).status_code for k in range(25)]
+            forged = [other.get(srv.base + "/api/lobby", headers={
+                "X-Forwarded-For": f"198.51.{k}.1"}).status_code for k in range(25)]
+        assert named == [200] * 25
+        # bursts of 20 for one address (one more may refill while they run)
+        assert 20 <= forged.count(200) <= 22 and forged[-1] == 429, forged
+        for source in ("127.0.0.1", "127.0.3.1"):
+            for _ in range(330):
+                s = socket.create_connection(("127.0.0.1", srv.port), timeout=5,
+                                             source_address=(source, 0))
+                socks.append(s)
+        time.sleep(0.5)
+        heads = []
+        for s in socks:
+            s.settimeout(0.01)
+            try:
+                heads.append(s.recv(100)[:12])
+            except (TimeoutError, ConnectionResetError):
+                heads.append(b"")
+        assert heads[:330].count(b"HTTP/1.1 429") == 0
+        assert heads[330:].count(b"HTTP/1.1 429") == 10, heads[330:].count(b"HTTP/1.1 429")
+    finally:
+        for s in socks:
+            s.close()
+        srv.stop()
