@@ -22,6 +22,17 @@ const PIECE_INK = { D3: "#111111", D4: "#111111", P4: "#111111" };
 const LINE_ORDER = ["taxi", "bus", "underground", "ferry"];
 const TICKET_LINE = { taxi: "taxi", bus: "bus", underground: "underground", black: null };
 
+/** Station numbers: their size in board units, and the size on screen (px) they keep: when
+ * the view is zoomed out so far that they would be drawn smaller, each station's number label
+ * grows around its station (up to LABEL_MAX_K times) instead of shrinking. */
+export const LABEL_UNITS = 14.2;
+export const LABEL_PX = 12.5;
+export const LABEL_MAX_K = 1.6;
+/** The smallest zoom (screen px per board unit) at which the labels keep LABEL_PX. */
+export const LEGIBLE_SCALE = LABEL_PX / (LABEL_UNITS * LABEL_MAX_K);
+/** A tap this close (screen px) to a highlighted station plays it (nearest-target snapping). */
+export const SNAP_PX = 26;
+
 /** Milliseconds per step of an animated move (0 when the user prefers reduced motion). */
 export const STEP_MS = 560;
 
@@ -137,6 +148,7 @@ export class BoardView {
     this.wrap = wrap;
     this.applyView();
     this.bindPanZoom();
+    this.bindTaps();
     this.bindKeys();
   }
 
@@ -306,15 +318,11 @@ export class BoardView {
         class: types.includes("bus") ? "st-top st-bus" : "st-top st-taxi" }, g);
       el("path", { d: `M${-r} 0 A${r} ${r} 0 0 0 ${r} 0 Z`, class: "st-bottom st-taxi" }, g);
       el("circle", { r, class: "st-edge" }, g);
-      const w = s >= 100 ? 23 : s >= 10 ? 17 : 12;
-      el("rect", { x: -w / 2, y: -7.4, width: w, height: 14.8, rx: 3, class: "st-label" }, g);
-      const text = el("text", { class: "st-num", y: 5 }, g);
+      const w = s >= 100 ? 24.5 : s >= 10 ? 18 : 12.5;
+      const tag = el("g", { class: "st-tag" }, g); // scaled as one (LABEL_PX)
+      el("rect", { x: -w / 2, y: -7.8, width: w, height: 15.6, rx: 3, class: "st-label" }, tag);
+      const text = el("text", { class: "st-num", y: 5.2 }, tag);
       text.textContent = String(s);
-      g.addEventListener("click", (ev) => {
-        if (this.dragged) return;
-        ev.stopPropagation();
-        this.onStation(s, g);
-      });
       this.stationNodes.set(s, g);
     }
   }
@@ -348,6 +356,22 @@ export class BoardView {
     const v = this.view;
     this.svg.setAttribute("viewBox", `${v.x.toFixed(2)} ${v.y.toFixed(2)} ${v.w.toFixed(2)} ${v.h.toFixed(2)}`);
     this.svg.dataset.zoom = (this.width / v.w).toFixed(3);
+    this.scaleLabels();
+  }
+
+  /** Screen pixels per board unit that the view box `v` gets in the board's box (meet). */
+  viewScale(v = this.view) {
+    const rect = this.svg.getBoundingClientRect();
+    if (!rect.width || !rect.height) return 0;
+    return Math.min(rect.width / v.w, rect.height / v.h);
+  }
+
+  /** Grow the station numbers where the zoom would draw them under LABEL_PX (one CSS variable). */
+  scaleLabels() {
+    const s = this.viewScale();
+    const k = s ? Math.max(1, Math.min(LABEL_MAX_K, LABEL_PX / (LABEL_UNITS * s))) : 1;
+    this.svg.style.setProperty("--tag-k", k.toFixed(3));
+    this.svg.dataset.labelPx = (LABEL_UNITS * s * k).toFixed(1);
   }
 
   fit() {
@@ -368,10 +392,11 @@ export class BoardView {
   }
 
   /**
-   * Show the stations `list` as large as possible, but no smaller than `minScale` screen
-   * pixels per board unit (on a phone: the player's own pieces, big enough to tap).
+   * Show every station of `list` (with a margin for its ring and ticket chips), as large as
+   * possible up to `maxScale` screen pixels per board unit. When they do not all fit at
+   * `minScale`, the view is drawn at `minScale` around the first station of the list.
    */
-  zoomTo(list, minScale = 0) {
+  zoomTo(list, minScale = 0, maxScale = 2) {
     const pts = list.map((s) => this.pos[s]).filter(Boolean);
     if (!pts.length) return;
     const rect = this.svg.getBoundingClientRect();
@@ -379,17 +404,29 @@ export class BoardView {
     const aspect = rect.height / rect.width;
     const xs = pts.map((p) => p[0]);
     const ys = pts.map((p) => p[1]);
-    const pad = 50;
+    const pad = 42;
     let w = Math.max(Math.max(...xs) - Math.min(...xs) + 2 * pad, (Math.max(...ys) - Math.min(...ys) + 2 * pad) / aspect);
-    if (minScale) w = Math.min(w, rect.width / minScale);
-    w = Math.max(w, rect.width / (minScale ? minScale * 1.35 : 2)); // not closer than needed
-    w = Math.min(w, this.fullView().w);
+    let cx = (Math.max(...xs) + Math.min(...xs)) / 2;
+    let cy = (Math.max(...ys) + Math.min(...ys)) / 2;
+    if (minScale && w > rect.width / minScale) {
+      w = rect.width / minScale;
+      [cx, cy] = pts[0];
+    }
+    w = Math.max(w, rect.width / maxScale); // not closer than needed
+    w = Math.min(w, this.fullView().w * (rect.height / rect.width > 1 ? 1 : 1.2));
     const h = w * aspect;
-    const cx = (Math.max(...xs) + Math.min(...xs)) / 2;
-    const cy = (Math.max(...ys) + Math.min(...ys)) / 2;
     this.view = { x: cx - w / 2, y: cy - h / 2, w, h };
     this.clampView();
     this.applyView();
+  }
+
+  /** True when every station of `list` lies inside the board's box on screen. */
+  inView(list) {
+    const rect = this.svg.getBoundingClientRect();
+    return list.every((s) => {
+      const p = this.screenPoint(s);
+      return p && p.x >= rect.left && p.x <= rect.right && p.y >= rect.top && p.y <= rect.bottom;
+    });
   }
 
   /** True when the stations `list` fit on screen at `minScale` pixels per board unit. */
@@ -497,6 +534,39 @@ export class BoardView {
     };
     svg.addEventListener("pointerup", end);
     svg.addEventListener("pointercancel", end);
+  }
+
+  /**
+   * One listener for the clicks and taps on stations. A tap plays the highlighted station
+   * nearest to it when that one lies within SNAP_PX on screen and nearer than the station
+   * under the finger (a finger is wider than a zoomed-out ring, and rings overlap).
+   */
+  bindTaps() {
+    this.svg.addEventListener("click", (ev) => {
+      if (this.dragged || ev.target.closest?.(".piece.selectable")) return;
+      const hit = ev.target.closest?.(".station");
+      const tapped = hit ? Number(hit.dataset.station) : null;
+      const s = this.nearestTarget(ev.clientX, ev.clientY, tapped);
+      if (s === null) return;
+      this.svg.dataset.lastTap = String(s);
+      this.onStation(s, this.stationNodes.get(s));
+    });
+  }
+
+  /** The station a tap at (clientX, clientY) means: see bindTaps. */
+  nearestTarget(clientX, clientY, tapped = null) {
+    const dist = (s) => {
+      const p = this.screenPoint(s);
+      return p ? Math.hypot(p.x - clientX, p.y - clientY) : Infinity;
+    };
+    let best = null;
+    let bestD = SNAP_PX;
+    for (const s of this.targets) {
+      const d = dist(s);
+      if (d <= bestD) { best = s; bestD = d; }
+    }
+    if (best !== null && (tapped === null || bestD < dist(tapped))) return best;
+    return tapped;
   }
 
   bindKeys() {

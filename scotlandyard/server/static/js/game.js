@@ -2,7 +2,7 @@
 // the server sends (docs/protocol.md), and lets the player pick moves among view.legal_moves.
 
 import { GameSocket, bindRecordDownload, getBoard } from "./api.js";
-import { BoardView, pieceName } from "./board.js";
+import { BoardView, LEGIBLE_SCALE, pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
 import { changedSeals, firstSeen, verifyJourney, verifyOpenings } from "./verify.js";
@@ -13,6 +13,12 @@ import { GameExtras } from "./extras.js";
 
 const TOKENS_KEY = "sy.tokens";
 const TICKET_KINDS = ["taxi", "bus", "underground", "black", "double"];
+/** The phone layout (app.css: a full-screen board with a bottom sheet). */
+const PHONE = "(max-width: 600px)";
+
+function onPhone() {
+  return window.matchMedia(PHONE).matches;
+}
 
 /** The token for a game: from the URL fragment (remembered), else the one remembered. */
 export function tokenFor(gameId) {
@@ -125,6 +131,7 @@ export class GamePage {
     applyI18n(this.root);
     this.bind();
     this.extras = new GameExtras(this);
+    this.bindSheet();
     onLanguageChange(() => this.redraw());
     this.socket = new GameSocket(gameId, token, {
       onMessage: (msg) => { this.queue = this.queue.then(() => this.onMessage(msg)).catch(console.error); },
@@ -165,6 +172,48 @@ export class GamePage {
     sound.setAttribute("aria-pressed", soundOn() ? "true" : "false");
     sound.addEventListener("click", () => this.toggleSound());
     document.addEventListener("keydown", (e) => this.onShortcut(e));
+  }
+
+  /**
+   * The panels below the turn banner form the sheet (index.html #sheet); on a phone it is a
+   * bottom sheet with one tab shown at a time (app.css). Panels appended to the side panel by
+   * extras.js join it: the chat in the "chat" tab, the rest in the "move" tab.
+   */
+  bindSheet() {
+    const sheet = $(this.root, "#sheet");
+    for (let node = sheet.nextElementSibling; node;) {
+      const next = node.nextElementSibling;
+      if (!node.dataset.sheet) node.dataset.sheet = node.matches("#chat, .chat") ? "chat" : "move";
+      sheet.append(node);
+      node = next;
+    }
+    for (const tab of this.root.querySelectorAll(".sheet-tabs [role=tab]")) {
+      tab.addEventListener("click", () => this.showTab(tab.dataset.tab));
+    }
+    this.chatSeen = 0;
+    const chat = $(this.root, "#chat");
+    $(this.root, "#tab-chat").hidden = !chat;
+    if (chat) new MutationObserver(() => this.countUnread()).observe(chat, { childList: true, subtree: true });
+  }
+
+  /** Show one tab of the bottom sheet (phone). */
+  showTab(name) {
+    const sheet = $(this.root, "#sheet");
+    sheet.dataset.tab = name;
+    sheet.scrollTop = 0;
+    for (const tab of this.root.querySelectorAll(".sheet-tabs [role=tab]")) {
+      tab.setAttribute("aria-selected", tab.dataset.tab === name ? "true" : "false");
+    }
+    this.countUnread();
+  }
+
+  /** The chat tab's badge: messages that came while it was not shown. */
+  countUnread() {
+    const n = this.root.querySelectorAll("#chat li").length;
+    if (!onPhone() || $(this.root, "#sheet").dataset.tab === "chat") this.chatSeen = n;
+    const badge = $(this.root, "#tab-chat-badge");
+    badge.hidden = n <= this.chatSeen;
+    badge.textContent = String(n - this.chatSeen);
   }
 
   toggleSound() {
@@ -350,15 +399,13 @@ export class GamePage {
     }
     const ended = msg.view.outcome && !this.wasOver;
     this.wasOver = !!msg.view.outcome;
+    if (ended) this.showTab("move"); // the result is in the move tab
     if (first) this.firstZoom();
-    else if (ended && window.innerWidth <= 600) {
-      // the game is over: show Mr X's whole path and the pieces
-      const v = msg.view;
-      this.board.zoomTo([v.start.X, ...v.log.map((e) => e.station), ...Object.values(v.stations)].filter((x) => x != null));
-    } else if (window.innerWidth <= 600 && this.isMyTurn(msg.view)) {
-      // on a phone, follow the piece whose turn it is
+    else if (ended && onPhone()) this.zoomToEnd();
+    else if (onPhone() && this.isMyTurn(msg.view)) {
+      // on a phone, follow the piece whose turn it is, and keep all its targets in view
       const piece = this.picker?.piece ?? msg.view.to_move;
-      if (piece !== this.zoomedPiece) this.zoomToTurn();
+      if (piece !== this.zoomedPiece || !this.board.inView(this.turnStations())) this.zoomToTurn();
     }
     if (this.wantFocus) {
       this.wantFocus = false;
@@ -367,27 +414,46 @@ export class GamePage {
     }
   }
 
-  /** The whole board on a laptop; on a phone, the player's own pieces (or the targets). */
+  /** The whole board on a laptop; on a phone, the piece to move and its targets (else the
+   * player's own pieces); at the end, where Mr X ended. */
   firstZoom() {
     if (!this.board) return;
     this.board.fit();
-    if (window.innerWidth > 600) return;
-    this.zoomToTurn();
+    if (!onPhone()) return;
+    if (this.msg.view.outcome) this.zoomToEnd();
+    else this.zoomToTurn();
   }
 
-  /** Phone: zoom to the piece to move and its targets (else all own pieces), big enough to tap. */
-  zoomToTurn() {
+  /** The station of the piece to move (first) and all its legal targets; else own pieces. */
+  turnStations() {
     const view = this.msg.view;
     const at = (p) => (p === "X" ? view.mr_x_station : view.stations[p]);
     const piece = this.isMyTurn(view) ? (this.picker?.piece ?? view.to_move) : null;
-    this.zoomedPiece = piece;
-    const own = this.pieces.map(at).filter((s) => s != null);
-    let list = piece ? [...this.board.targets, at(piece)].filter((s) => s != null) : own;
-    // a revealed Mr X is shown too when he fits on the screen with them
-    if (view.side !== "mr_x" && view.mr_x_station != null && this.board.fits([...list, view.mr_x_station], 1.05)) {
+    if (piece) return [at(piece), ...this.board.targets].filter((s) => s != null);
+    return this.pieces.map(at).filter((s) => s != null);
+  }
+
+  /**
+   * Phone: zoom so that the piece to move and every one of its targets are in view, as large
+   * as they allow (numbers stay legible: board.js LEGIBLE_SCALE; taps snap to the nearest
+   * target). A revealed Mr X is shown too when he fits with them.
+   */
+  zoomToTurn() {
+    const view = this.msg.view;
+    this.zoomedPiece = this.isMyTurn(view) ? (this.picker?.piece ?? view.to_move) : null;
+    let list = this.turnStations();
+    if (view.side !== "mr_x" && view.mr_x_station != null && this.board.fits([...list, view.mr_x_station], 0.9)) {
       list = [...list, view.mr_x_station];
     }
-    this.board.zoomTo(list.length ? list : Object.values(view.stations), 1.05);
+    this.board.zoomTo(list.length ? list : Object.values(view.stations), LEGIBLE_SCALE, 1.4);
+  }
+
+  /** Phone, game over: where Mr X ended and the detectives, at a legible zoom (around Mr X
+   * when they do not all fit). */
+  zoomToEnd() {
+    const v = this.msg.view;
+    const list = [v.mr_x_station ?? v.log.at(-1)?.station ?? v.start.X, ...Object.values(v.stations)];
+    this.board.zoomTo(list.filter((x) => x != null), LEGIBLE_SCALE / 0.8, 1.2);
   }
 
   /** Moves new since the state on screen: animate them, and sound them (if on). */
@@ -427,6 +493,38 @@ export class GamePage {
     this.renderAnalysisCard(view);
     this.renderPlay();
     this.renderBoard();
+    this.renderGlance(view);
+  }
+
+  /** Phone: the tickets of your piece (the one to move) and Mr X's last log slots. */
+  renderGlance(view) {
+    const piece = this.picker?.piece ?? (this.pieces.includes(view.to_move) ? view.to_move : this.pieces[0]);
+    const tickets = piece ? view.tickets[piece] : null;
+    const box = $(this.root, "#glance-tickets");
+    box.replaceChildren();
+    if (tickets) {
+      box.append(h("span", { class: `swatch swatch-${piece}`, title: pieceName(piece) }));
+      for (const k of TICKET_KINDS) {
+        if (!(k in tickets) || (piece !== "X" && (k === "black" || k === "double"))) continue;
+        box.append(h("span", { class: `gl-tk gl-tk-${k}`, title: t(`ticket.${k}`), dataset: { ticket: k },
+          text: `${t(`ticket_short.${k}`)} ${count(tickets[k])}` }));
+      }
+    }
+    box.dataset.piece = piece ?? "";
+    const reveals = new Set(view.rules.reveal_slots);
+    const list = $(this.root, "#glance-log");
+    list.replaceChildren();
+    const next = (view.log.at(-1)?.slot ?? 0) + 1;
+    const shown = view.log.slice(-3);
+    for (const e of shown) {
+      list.append(h("li", { class: reveals.has(e.slot) ? "reveal-slot" : "", dataset: { slot: e.slot } },
+        h("span", { class: "gl-n", text: String(e.slot) }),
+        h("strong", { text: e.station == null ? "?" : String(e.station) }), ` ${t(`ticket_short.${e.ticket}`)}`));
+    }
+    if (!view.outcome && next <= view.rules.last_round + view.rules.double_moves) {
+      list.append(h("li", { class: `next${reveals.has(next) ? " reveal-slot" : ""}`, dataset: { slot: next } },
+        h("span", { class: "gl-n", text: String(next) }), "…"));
+    }
   }
 
   isMyTurn(view) {
