@@ -676,10 +676,19 @@ class Game:
         """:meth:`possible_locations` as a bitset (bit ``s`` for station ``s``)."""
         return self._belief
 
-    def view(self, piece: str) -> PlayerView:
+    def view(self, piece: str | None = None) -> PlayerView:
         """What ``piece``'s player may know (or ``"spectator"``): the only way facts leave the
         game for a player. Detective and spectator views carry Mr X's station only at reveal
-        slots (and everything once the game is over)."""
+        slots (and everything once the game is over).
+
+        ``None`` (the default) is the piece to move, so ``game.view()`` and the idiom
+        ``game.view(game.to_move)`` (``to_move`` is ``str | None``) type-check alike; on a
+        finished game there is none, and :class:`GameError` asks for a piece."""
+        if piece is None:
+            piece = self.to_move
+            if piece is None:
+                raise GameError("the game is over: no piece is to move; name the piece whose "
+                                "view you want ('X', 'D1', ... or 'spectator')")
         return build_view(self, piece)
 
     # ---- the public-facts API that views are built from (view.GameFacts) ----------------------

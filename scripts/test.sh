@@ -14,7 +14,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # torch first, the CPU build (the rl extra's stable-baselines3 would otherwise pull a CUDA one)
 python3 -m pip install -q --disable-pip-version-check torch==2.13.0
-python3 -m pip install -q --disable-pip-version-check -e '.[all]'
+# editable_mode=compat: a plain path entry, so that type checkers (mypy) outside the checkout
+# see the package too (setuptools' default editable finder hides it from them)
+python3 -m pip install -q --disable-pip-version-check -e '.[all]' --config-settings editable_mode=compat
 ruff check scotlandyard tests benchmarks examples scripts
 python3 -m mypy  # --strict over the package ([tool.mypy] in pyproject.toml)
 python3 -m pytest -q -n 2 "$@"

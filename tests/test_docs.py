@@ -1,4 +1,5 @@
-"""Every ```python block of README.md and docs/*.md runs as printed (issue 25, item 1).
+"""Every ```python block of README.md, README.pypi.md (the index page's description) and
+docs/*.md runs as printed (issue 25, item 1).
 
 Each file's blocks run in order in one namespace, in a fresh interpreter, in a temporary folder
 outside the checkout (so they find only the installed package: PYTHONPATH points at this
@@ -18,7 +19,7 @@ import pytest
 from .doc_blocks import matches, python_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+FILES = sorted([ROOT / "README.md", ROOT / "README.pypi.md", *(ROOT / "docs").glob("*.md")])
 WITH_BLOCKS = [p for p in FILES if python_blocks(p.read_text(encoding="utf-8"))]
 
 

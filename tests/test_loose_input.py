@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scotlandyard import Game, Move, Rules
+from scotlandyard import Game, GameError, Move, Rules
 from scotlandyard.env import BatchSim
 from scotlandyard.rules import RulesError, as_rules
 
@@ -59,3 +59,17 @@ def test_push_and_why_illegal_take_the_same_moves() -> None:
     assert game.why_illegal(legal.notation()) is None
     assert game.why_illegal("T 9 2 x") is not None and \
         game.why_illegal("zz").startswith("not a move: cannot read 'zz'")  # type: ignore[union-attr]
+
+
+def test_view_defaults_to_the_piece_to_move() -> None:
+    game = Game.new(Rules.classic(), seed=7)
+    assert game.view() == game.view(game.to_move) == game.view("X")
+    game.push(game.legal_moves()[0])
+    assert game.view().viewer == "D1" and game.view(None) == game.view("D1")
+    finished = Game.new("tiny", seed=1)
+    while not finished.is_over():
+        finished.push(finished.legal_moves()[0])
+    assert finished.to_move is None
+    with pytest.raises(GameError, match="the game is over: no piece is to move; name the piece"):
+        finished.view()
+    assert finished.view("D1").is_over

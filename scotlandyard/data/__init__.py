@@ -27,9 +27,13 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # imported where used: loading the data module stays light
+    from ..ai.arena import ArenaResult
+    from ..record import Record
 
 DATASET_VERSION = "sy-games-1"
 STRONGEST = ("mcts", {"playouts": 2000})
@@ -42,7 +46,7 @@ def generate(out: str | Path, games: int = 10_000, *, mr_x: str = STRONGEST[0],
              detectives: str = STRONGEST[0], mr_x_options: dict[str, Any] | None = None,
              detectives_options: dict[str, Any] | None = None, preset: str = "classic",
              seed: int = 0, workers: int = 1, backend: str = "local",
-             progress: bool = True) -> Any:
+             progress: bool = True) -> ArenaResult:
     """Play ``games`` games into the folder ``out`` (resumed if it exists); returns the
     :class:`~scotlandyard.ai.arena.ArenaResult`. Options default to :data:`STRONGEST`'s when
     the agent is the default one."""
@@ -70,7 +74,7 @@ def _files(path: str | Path) -> list[Path]:
     return sorted(f for f in folder.iterdir() if f.suffix == ".json")
 
 
-def games(path: str | Path, limit: int | None = None) -> Iterator[Any]:
+def games(path: str | Path, limit: int | None = None) -> Iterator[Record]:
     """The :class:`~scotlandyard.record.Record` of every game in ``path`` (a dataset folder,
     a folder of record files, or one file), in file order; at most ``limit``. A broken file
     raises :class:`~scotlandyard.record.RecordError` naming it."""
