@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import re
 import shutil
@@ -697,7 +698,141 @@ def run_networks(workdir: Path, addresses: int = 10, each: int = 60) -> Verdict:
     return v
 
 
-FLOODS = {"headers": run_headers, "slowloris": run_slowloris, "networks": run_networks}
+def _cpu_seconds(pid: int) -> float:
+    """A process's user + system CPU seconds so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _percentile(xs: list[float], q: float) -> float:
+    """The ``q`` quantile of ``xs`` (nearest rank), in ms."""
+    if not xs:
+        return float("nan")
+    ys = sorted(xs)
+    return 1000 * ys[min(len(ys) - 1, int(q * len(ys)))]
+
+
+async def _ack_times(srv: Server, seconds: float, source: str, rng: random.Random
+                     ) -> list[float]:
+    """Games of 5 detectives created from ``source``, Mr X's and the detectives' bots moving
+    turn about (one move in flight at a time, 20 ms between a state and the next move), one
+    game after another for ``seconds``: the seconds from each ``move`` to its ``ack``."""
+    times: list[float] = []
+    end = time.monotonic() + seconds
+    async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(local_address=source),
+                                 timeout=30) as c:
+        while time.monotonic() < end:
+            g = (await c.post(srv.base + "/api/games",
+                              json={"preset": "classic", "detectives": 5})).json()
+
+            async def bot(name: str, g: dict[str, Any] = g) -> None:
+                async with websockets.connect(srv.url(g, name), max_size=2**23,
+                                              local_addr=(source, 0)) as ws:
+                    sent_at = None
+                    async for text in ws:
+                        msg = json.loads(text)
+                        if msg["type"] == "ack" and sent_at is not None:
+                            times.append(time.monotonic() - sent_at)
+                            sent_at = None
+                        elif msg["type"] == "error":
+                            sent_at = None
+                        elif msg["type"] == "state":
+                            if time.monotonic() > end or msg["view"]["outcome"] is not None:
+                                return
+                            if sent_at is None and msg["view"]["legal_moves"]:
+                                await asyncio.sleep(0.02)  # a player's pace, not a race
+                                sent_at = time.monotonic()
+                                await ws.send(json.dumps({"type": "move", "move": rng.choice(
+                                    msg["view"]["legal_moves"])}))
+
+            await asyncio.gather(bot("X"), bot("detectives"))
+    return times
+
+
+_FLOODER = r"""
+import asyncio, json, sys, time
+import websockets
+urls, rate, seconds = json.loads(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+counts = {"sent": 0, "received": 0, "closed": 0}
+async def one(url):
+    try:
+        async with websockets.connect(url, max_size=2**23) as ws:
+            async def read():
+                async for _ in ws:
+                    counts["received"] += 1
+            reader = asyncio.create_task(read())
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                await ws.send('{"type":"sync"}')
+                counts["sent"] += 1
+                await asyncio.sleep(1 / rate)
+            reader.cancel()
+    except Exception:
+        counts["closed"] += 1
+async def main():
+    await asyncio.gather(*(one(u) for u in urls))
+    print(json.dumps(counts))
+asyncio.run(main())
+"""
+
+
+def run_sync_flood(workdir: Path, sockets: int = 256, rate: float = 19.0,
+                   seconds: float = 10.0) -> Verdict:
+    """Another address's game (127.0.1.1) times move -> ack for ``seconds`` with nothing
+    else running, then while ``sockets`` sockets of 127.0.0.1 (16 a token, the caps) send
+    ``rate`` ``sync`` a second each (from a process of their own)."""
+    import subprocess
+
+    v = Verdict("sync flood")
+    t0 = time.monotonic()
+    srv = Server(workdir, workdir / "sync.sqlite3", 0)
+    try:
+        urls: list[str] = []
+        while len(urls) < sockets:
+            g = srv.create(preset="classic", detectives=5)
+            for name in g["tokens"]:
+                urls += [srv.url(g, name)] * 16
+        urls = urls[:sockets]
+        rng = random.Random(5)
+        c0, w0 = _cpu_seconds(srv.proc.pid), time.monotonic()
+        quiet = asyncio.run(_ack_times(srv, seconds, "127.0.1.1", rng))
+        cpu_quiet = (_cpu_seconds(srv.proc.pid) - c0) / (time.monotonic() - w0)
+        flood = subprocess.Popen([sys.executable, "-c", _FLOODER, json.dumps(urls), str(rate),
+                                  str(seconds + 3)], stdout=subprocess.PIPE, text=True,
+                                 preexec_fn=lambda: os.nice(10))  # the attacker's CPU is
+        # not the server's: on a 2-core machine it would otherwise take half of it
+        try:
+            time.sleep(2.0)  # the flood is up
+            c0, w0 = _cpu_seconds(srv.proc.pid), time.monotonic()
+            loud = asyncio.run(_ack_times(srv, seconds, "127.0.1.1", rng))
+            cpu_loud = (_cpu_seconds(srv.proc.pid) - c0) / (time.monotonic() - w0)
+            out, _ = flood.communicate(timeout=seconds + 60)
+        finally:
+            if flood.poll() is None:
+                flood.kill()
+        sent = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
+    finally:
+        srv.stop()
+    v.counts.update({
+        "flood sockets": sockets, "sync a second each": rate,
+        "syncs sent": sent.get("sent", 0), "frames back": sent.get("received", 0),
+        "other game: moves quiet / flooded": f"{len(quiet)} / {len(loud)}",
+        "ack median ms quiet": round(_percentile(quiet, 0.5), 1),
+        "p99 quiet": round(_percentile(quiet, 0.99), 1),
+        "median flooded": round(_percentile(loud, 0.5), 1),
+        "p99 flooded": round(_percentile(loud, 0.99), 1),
+        "slowest flooded ms": [round(1000 * t) for t in sorted(loud)[-3:]],
+        "server CPU % quiet / flooded": f"{100 * cpu_quiet:.0f} / {100 * cpu_loud:.0f}",
+        "load average": os.getloadavg()[0]})
+    if not loud or _percentile(loud, 0.99) > 50:
+        v.failures.append(f"the other game's p99 under the flood: {_percentile(loud, 0.99):.1f} ms"
+                          " (aim: 50)")
+    v.seconds = time.monotonic() - t0
+    return v
+
+
+FLOODS = {"headers": run_headers, "slowloris": run_slowloris, "networks": run_networks,
+          "sync": run_sync_flood}
 """The floods within the caps (issue 28), each at its default size."""
 
 

@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import cache
@@ -32,7 +33,14 @@ from starlette.websockets import WebSocketDisconnect
 from ..board import TRANSPORTS, london
 from .limits import ClientLimits, Limits
 from .lobby import JoinError, join_game, list_lobby
-from .protocol import CreateGame, JoinRequest, ProtocolError, error_frame, parse_client_message
+from .protocol import (
+    CreateGame,
+    JoinRequest,
+    ProtocolError,
+    SyncMessage,
+    error_frame,
+    parse_client_message,
+)
 from .rooms import (
     X_ABSENT_SECONDS,
     Connection,
@@ -515,7 +523,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         room, name, role, pieces = auth
         conn = Connection(websocket.send_text, websocket.close, name, role, pieces,
                           send_timeout=lim.send_timeout, max_bytes=lim.queued_bytes,
-                          client=_client(websocket))
+                          client=_client(websocket), sync_rate=lim.sync_per_second,
+                          sync_burst=lim.sync_burst)
         room.join(conn)
         reader = asyncio.create_task(_receive(websocket, room, conn))
         conn.on_evict = reader.cancel  # a socket that does not read is dropped (Limits)
@@ -529,6 +538,22 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         finally:
             room.leave(conn)
             conn.stop()
+
+    async def answer_sync(room: Room, conn: Connection, msg: SyncMessage) -> None:
+        """A ``sync``: the last ``state`` the socket was sent if that is under
+        ``Limits.sync_cached_seconds`` old (nothing is built), else a fresh one. Over the
+        socket's budget (``Limits.sync_per_second``) it is answered when the budget allows,
+        and the socket is not read meanwhile (uvicorn stops reading a socket whose messages
+        the app does not take): a flood of syncs is slowed to that pace at the sender, and
+        costs the server neither building nor reading."""
+        if lim.sync_per_second > 0:
+            while (wait := conn.syncs.take()) > 0:
+                await asyncio.sleep(wait)
+        cached = conn.last_state
+        if cached is not None and time.monotonic() - conn.last_state_at <= lim.sync_cached_seconds:
+            conn.send(cached)
+            return
+        await room.handle(conn, msg)
 
     async def _receive(websocket: WebSocket, room: Room, conn: Connection) -> None:
         try:
@@ -548,7 +573,11 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                 if frame is None:
                     frame = message.get("bytes")
                 try:
-                    await room.handle(conn, parse_client_message(frame))
+                    msg = parse_client_message(frame)
+                    if isinstance(msg, SyncMessage):
+                        await answer_sync(room, conn, msg)
+                    else:
+                        await room.handle(conn, msg)
                 except ProtocolError as exc:
                     conn.send(error_frame(exc.code, exc.message, exc.client_id))
         except (WebSocketDisconnect, RuntimeError):

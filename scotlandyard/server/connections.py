@@ -58,10 +58,12 @@ class Connection:
     def __init__(self, send_text: Callable[[str], Any], close: Callable[[int], Any],
                  token_name: str, role: Role, pieces: tuple[str, ...], *,
                  send_timeout: float = 20.0, max_bytes: int = 8 * 1024 * 1024,
-                 client: str = "unknown") -> None:
+                 client: str = "unknown", sync_rate: float = 2.0,
+                 sync_burst: float = 4.0) -> None:
         """Wrap a socket's ``send_text``/``close`` coroutines for a token's seat. A frame that
         cannot be sent within ``send_timeout`` seconds, or more than ``max_bytes`` (or
-        :data:`MAX_QUEUED_FRAMES` frames) waiting, evicts the connection."""
+        :data:`MAX_QUEUED_FRAMES` frames) waiting, evicts the connection. ``sync_rate``,
+        ``sync_burst``: the socket's budget of ``sync`` messages (:attr:`syncs`)."""
         self._send_text = send_text
         self._close = close
         self.token_name = token_name
@@ -71,6 +73,13 @@ class Connection:
         self.role: Role = role
         self.pieces = pieces
         self.limit = RateLimit()
+        self.syncs = RateLimit(sync_rate, sync_burst)
+        """The socket's ``sync`` budget (over it, the next is answered when it allows)."""
+        self.last_state: str | None = None
+        """The last ``state`` frame queued for this socket, as sent (a ``sync`` soon after is
+        answered with it: every change of the game sends each socket a new one)."""
+        self.last_state_at = 0.0
+        """When :attr:`last_state` was built (``time.monotonic()``)."""
         self.send_timeout = send_timeout
         self.max_bytes = max_bytes
         self._frames: deque[str] = deque()
@@ -107,6 +116,9 @@ class Connection:
         if len(self._frames) >= MAX_QUEUED_FRAMES or self._queued + len(text) > self.max_bytes:
             self.evict("too far behind")  # it may reconnect and get a fresh state
             return
+        if text.startswith('{"type":"state"') and text is not self.last_state:
+            self.last_state = text
+            self.last_state_at = time.monotonic()
         self._queued += len(text)
         self._frames.append(text)
         if self._task is None:

@@ -83,8 +83,8 @@ class Limits:
     :attr:`sockets_per_client`, as each WebSocket is one. A trusted proxy's connections are
     not counted (the proxy caps its clients' connections: docs/deploy.md)."""
     sync_per_second: float = 2.0
-    """``sync`` messages one socket may send a second on average (more: ``rate_limited``,
-    not answered); a page never needs more than one after a reconnect."""
+    """``sync`` messages of one socket answered a second on average; more are answered at
+    that pace, the socket not read meanwhile (a page needs one after a reconnect at most)."""
     sync_burst: int = 4
     """... and at once, before that rate applies."""
     sync_cached_seconds: float = 1.0
