@@ -200,6 +200,65 @@ def _plot_record(record: Record, game: Game, path: Path, out: Console) -> None:
               soft_wrap=True)
 
 
+@app.command("analyse")
+def analyse_command(
+    file: Annotated[Path, typer.Argument(help="A full game record (Mr X's moves in it).")],
+    playouts: Annotated[int, typer.Option(min=10, help="Playouts per estimate.")] = 400,
+    every: Annotated[bool, typer.Option("--all", help="A row for every move, not only the "
+                                        "labelled ones.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the analysis as JSON.")] = False,
+    seed: Annotated[int, typer.Option(help="The playouts' random seed.")] = 1,
+) -> None:
+    """Computer analysis: Mr X's chance to stay free at every move (his estimate from the truth,
+    the detectives' from their view), and each inaccuracy, mistake and blunder with the
+    computer's move (the same numbers as the web page's analysis)."""
+    from rich.progress import Progress
+
+    from .ai.review import THRESHOLDS, review
+
+    try:
+        record = Record.load(file)
+        if record.hidden:
+            _fail("this is a public record (Mr X's stations hidden): the analysis needs the "
+                  "full record")
+        game = record.replay()
+    except RecordError as exc:
+        _fail(str(exc))
+    with Progress(console=Console(stderr=True), transient=True,
+                  disable=as_json) as bar:
+        task = bar.add_task("analysing", total=None)
+
+        def step(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = review(game, playouts=playouts, seed=seed, progress=step)
+    if as_json:
+        typer.echo(json.dumps(result.to_dict()))
+        return
+    out = _console()
+    from rich.table import Table
+
+    table = Table(title=f"{len(result.plies)} moves, {playouts} playouts an estimate, "
+                        f"{result.seconds:.0f} s", title_justify="left")
+    for col in ("ply", "round", "piece", "move", "Mr X", "detectives", "", "computer"):
+        table.add_column(col, justify="right" if col in ("ply", "round", "Mr X", "detectives")
+                         else "left")
+    for p in result.plies:
+        if not (every or p.label):
+            continue
+        table.add_row(str(p.ply), str(p.round), p.piece, p.move, f"{p.mr_x_after:.0%}",
+                      f"{p.detectives_after:.0%}", p.label or "",
+                      f"{p.best} ({p.best_estimate:.0%})" if p.label and p.best else "")
+    out.print(table)
+    for side, pieces in (("Mr X", {"X"}), ("detectives", None)):
+        mine = [p for p in result.plies if (p.piece in pieces if pieces else p.piece != "X")]
+        many = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
+        parts = [f"{sum(1 for p in mine if p.label == n)} {many[n]}" for n, _ in reversed(THRESHOLDS)]
+        out.print(f"{side}: {', '.join(parts)}")
+    out.print(f"Mr X's chance to stay free: {result.mr_x[0]:.0%} at the start (his estimate), "
+              f"{result.detectives[0]:.0%} (the detectives')")
+
+
 @app.command()
 def check(
     file: Annotated[Path, typer.Argument(help="A game record (text or JSON).")],

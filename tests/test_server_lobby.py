@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from scotlandyard.record import Record
 from scotlandyard.server.app import create_app
 from scotlandyard.server.lobby import join_name, open_seats, token_plan
-from scotlandyard.server.store import Store
+from scotlandyard.server.store import SCHEMA_VERSION, Store
 
 from .test_server_ws import Sockets, ask, create, recv, rest_state, send, until
 
@@ -434,7 +434,7 @@ def test_a_database_of_the_first_release_opens_and_plays(tmp_path):
                       "UPDATE meta SET value = '1' WHERE key = 'schema_version';")
     con.close()
     store = Store(db)
-    assert store.schema_version == 2
+    assert store.schema_version == SCHEMA_VERSION
     tables = {r[0] for r in store._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"game_options", "clocks", "chat"} <= tables
     assert store.options("missing") == (False, {})

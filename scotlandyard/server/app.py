@@ -41,6 +41,7 @@ from .protocol import (
     error_frame,
     parse_client_message,
 )
+from .puzzle_routes import install_puzzle_routes
 from .rooms import (
     X_ABSENT_SECONDS,
     Connection,
@@ -335,6 +336,11 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def rules_page() -> Response:
         return index()
 
+    @app.get("/puzzles", include_in_schema=False)
+    @app.get("/puzzles/{puzzle_id}", include_in_schema=False)
+    async def puzzles_page(puzzle_id: str = "") -> Response:
+        return index()
+
     app.mount("/static", _StaticFiles(directory=static, check_dir=False), name="static")
 
     docs_body, docs_csp = docs_page("/api/openapi.json", f"{app.title} - Swagger UI")
@@ -412,6 +418,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             raise HTTPException(503, f"the database is busy ({exc}); try again",
                                 headers={"Retry-After": "2"}) from None
         return JSONResponse(out, status_code=201, headers=NO_STORE)
+
+    install_puzzle_routes(app, games, clients, _client)
 
     async def authorized(game_id: str, request: Request, token: str | None) -> tuple[Room, str, Role, tuple[str, ...]]:
         header = request.headers.get("authorization", "")

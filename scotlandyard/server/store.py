@@ -114,7 +114,42 @@ CREATE TABLE IF NOT EXISTS chat (
 tables: a game stored under version 1 has no ``game_options`` row and is private, without a
 clock."""
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA, _SCHEMA_2)
+_SCHEMA_3 = """
+CREATE TABLE IF NOT EXISTS puzzle_ratings (
+    puzzle_id TEXT PRIMARY KEY,   -- an id of the package's puzzle file
+    rating REAL NOT NULL,         -- Glicko-2: rating, deviation, volatility
+    rd REAL NOT NULL,
+    vol REAL NOT NULL,
+    attempts INTEGER NOT NULL,    -- first attempts by rated players
+    solved INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS puzzle_players (
+    hash TEXT PRIMARY KEY,        -- sha256 hex of the player's token (never the token)
+    created REAL NOT NULL,
+    rating REAL NOT NULL,
+    rd REAL NOT NULL,
+    vol REAL NOT NULL,
+    attempts INTEGER NOT NULL,
+    solved INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS puzzle_attempts (
+    player TEXT NOT NULL REFERENCES puzzle_players(hash),
+    puzzle_id TEXT NOT NULL,
+    solved INTEGER NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (player, puzzle_id)
+);
+CREATE TABLE IF NOT EXISTS analyses (
+    game_id TEXT PRIMARY KEY REFERENCES games(id),
+    at REAL NOT NULL,
+    result TEXT NOT NULL          -- JSON: the computer analysis of a finished game
+);
+"""
+"""Version 3: puzzle ratings (``docs/webapp.md``, "Puzzles"): each puzzle's and each player's
+Glicko-2 rating, and each player's first attempt at a puzzle (only that one is rated); the
+computer analysis of finished games (``analyses``)."""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA, _SCHEMA_2, _SCHEMA_3)
 """The schema's history: ``MIGRATIONS[v - 1]`` takes a database from version ``v - 1`` to ``v``.
 A change to the schema is a new script appended here (never an edit of an old one). The SQL is
 written once, for SQLite; the PostgreSQL store (``store_pg.py``) runs the same scripts with the
@@ -663,6 +698,72 @@ class Store:
             self._db.execute("DELETE FROM commitments WHERE game_id = ? AND slot > ?",
                              (game_id, keep_slots))
             self._db.execute("UPDATE games SET updated = ? WHERE id = ?", (time.time(), game_id))
+
+    # ---- puzzles ------------------------------------------------------------------------------
+    def add_puzzle_player(self, token_hash: str, rating: tuple[float, float, float]) -> None:
+        """A new puzzle player (the hash of his token) with a starting ``(rating, rd, vol)``."""
+        with self._tx():
+            self._db.execute("INSERT INTO puzzle_players(hash, created, rating, rd, vol, "
+                             "attempts, solved) VALUES (?, ?, ?, ?, ?, 0, 0)",
+                             (token_hash, time.time(), *rating))
+
+    def puzzle_player(self, token_hash: str) -> tuple[float, float, float, int, int] | None:
+        """A player's ``(rating, rd, vol, attempts, solved)``, or ``None``."""
+        with self._read() as db:
+            row = db.execute("SELECT rating, rd, vol, attempts, solved FROM puzzle_players "
+                             "WHERE hash = ?", (token_hash,)).fetchone()
+        return None if row is None else (row[0], row[1], row[2], row[3], row[4])
+
+    def puzzle_ratings(self) -> dict[str, tuple[float, float, float, int, int]]:
+        """Every rated puzzle's ``(rating, rd, vol, attempts, solved)`` by id."""
+        with self._read() as db:
+            return {r[0]: (r[1], r[2], r[3], r[4], r[5]) for r in db.execute(
+                "SELECT puzzle_id, rating, rd, vol, attempts, solved FROM puzzle_ratings")}
+
+    def puzzles_tried(self, token_hash: str) -> set[str]:
+        """The puzzles a player has tried."""
+        with self._read() as db:
+            return {r[0] for r in db.execute(
+                "SELECT puzzle_id FROM puzzle_attempts WHERE player = ?", (token_hash,))}
+
+    def rate_puzzle(self, token_hash: str, puzzle_id: str, solved: bool,
+                    initial: tuple[float, float, float],
+                    update: Callable[[tuple[float, float, float], tuple[float, float, float],
+                                      float], tuple[float, float, float]],
+                    ) -> tuple[tuple[float, float, float], tuple[float, float, float]] | None:
+        """Rate a player's first attempt at a puzzle in one transaction: ``update(own, other,
+        score)`` gives each side's new ``(rating, rd, vol)`` from both old ones (the puzzle
+        starts at ``initial``). Returns the player's and the puzzle's new ratings, or ``None``
+        when the player tried this puzzle before or is unknown (nothing changes)."""
+        with self._tx():
+            db = self._db
+            if db.execute("SELECT 1 FROM puzzle_attempts WHERE player = ? AND puzzle_id = ?",
+                          (token_hash, puzzle_id)).fetchone() is not None:
+                return None
+            prow = db.execute("SELECT rating, rd, vol FROM puzzle_players WHERE hash = ?",
+                              (token_hash,)).fetchone()
+            if prow is None:
+                return None
+            qrow = db.execute("SELECT rating, rd, vol FROM puzzle_ratings WHERE puzzle_id = ?",
+                              (puzzle_id,)).fetchone()
+            player = (float(prow[0]), float(prow[1]), float(prow[2]))
+            puzzle = initial if qrow is None else (float(qrow[0]), float(qrow[1]),
+                                                   float(qrow[2]))
+            new_player = update(player, puzzle, 1.0 if solved else 0.0)
+            new_puzzle = update(puzzle, player, 0.0 if solved else 1.0)
+            win = int(solved)
+            db.execute("INSERT INTO puzzle_attempts(player, puzzle_id, solved, at) "
+                       "VALUES (?, ?, ?, ?)", (token_hash, puzzle_id, win, time.time()))
+            db.execute("UPDATE puzzle_players SET rating = ?, rd = ?, vol = ?, "
+                       "attempts = attempts + 1, solved = solved + ? WHERE hash = ?",
+                       (*new_player, win, token_hash))
+            db.execute("INSERT INTO puzzle_ratings(puzzle_id, rating, rd, vol, attempts, solved) "
+                       "VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT(puzzle_id) DO UPDATE SET "
+                       "rating = excluded.rating, rd = excluded.rd, vol = excluded.vol, "
+                       "attempts = puzzle_ratings.attempts + 1, "
+                       "solved = puzzle_ratings.solved + excluded.solved",
+                       (puzzle_id, *new_puzzle, win))
+        return new_player, new_puzzle
 
     def chat(self, game_id: str) -> list[tuple[int, float, str, str, str]]:
         """Every chat message of a game: (n, at, channel, author, text), oldest first."""
