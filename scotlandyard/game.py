@@ -449,6 +449,9 @@ class Game:
         for p, s in start.items():
             if not isinstance(s, int) or isinstance(s, bool) or not 1 <= s <= self.board.stations:
                 raise GameError(f"R-SETUP: {p} starts on {s!r}, not a station 1..{self.board.stations}")
+            if s not in self.board.playable:  # a small board: a station it does not have
+                raise GameError(f"R-SETUP: {p} starts on {s}, not on the {self.board.name} board "
+                                f"(its stations: {', '.join(map(str, sorted(self.board.playable)))})")
         seen: dict[int, str] = {}
         for p in self._ids:
             s = start[p]

@@ -36,6 +36,6 @@ def test_the_python_blocks_run_as_printed(path: Path, tmp_path: Path) -> None:
     assert not tmp_path.resolve().is_relative_to(ROOT)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     proc = subprocess.run([sys.executable, str(ROOT / "tests" / "doc_blocks.py"), str(path)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=540)  # numba may compile
     assert proc.returncode == 0, f"{path.name}:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
     assert "doc blocks OK" in proc.stdout

@@ -15,7 +15,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from scotlandyard import Game, Record, Rules
+from scotlandyard import Game, GameError, Record, Rules
 from scotlandyard.ai.arena.ladder import LadderConfig
 from scotlandyard.ai.cli import ArenaError, build_config
 from scotlandyard.board import london, small_board_document
@@ -85,6 +85,13 @@ def test_start_decks_off_the_board_are_refused(make: object) -> None:
     with pytest.raises(RulesError, match=r"R-SETUP: start_deck_\w+ has stations that are not on "
                                          r"the (tiny|small|corner) board"):
         make()  # type: ignore[operator]
+
+
+def test_a_start_off_a_small_board_is_refused() -> None:
+    assert Game.new("tiny", start={"X": 1, "D1": 19}).stations == {"X": 1, "D1": 19}
+    with pytest.raises(GameError, match=r"R-SETUP: X starts on 100, not on the tiny board "
+                                        r"\(its stations: 1, 8, 9, 18, 19, 20\)"):
+        Game.new("tiny", start={"X": 100, "D1": 19})
 
 
 def test_the_cli_refuses_a_board_without_its_start_decks(tmp_path: Path) -> None:
