@@ -831,8 +831,46 @@ def run_sync_flood(workdir: Path, sockets: int = 256, rate: float = 19.0,
     return v
 
 
+def run_lobby_junk(workdir: Path, games: int = 60) -> Verdict:
+    """One address (127.0.0.1) asks for ``games`` public games as fast as it can, another
+    (127.0.1.1) makes one: how many were made, and what a third (127.0.2.1) sees in the
+    lobby."""
+    v = Verdict("lobby junk")
+    t0 = time.monotonic()
+    srv = Server(workdir, workdir / "lobby.sqlite3", 0)
+    body = {"preset": "classic", "detectives": 2, "public": True, "play_as": "X"}
+    try:
+        codes: Counter[int] = Counter()
+        mine: set[str] = set()
+        t = time.monotonic()
+        with httpx.Client(timeout=30) as junk:
+            for _ in range(games):
+                r = junk.post(srv.base + "/api/games", json=body)
+                codes[r.status_code] += 1
+                if r.status_code == 201:
+                    mine.add(r.json()["game_id"])
+        took = time.monotonic() - t
+        with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.1.1"),
+                          timeout=30) as other:
+            theirs = other.post(srv.base + "/api/games", json=body).json()["game_id"]
+        with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.2.1"),
+                          timeout=30) as viewer:
+            listed = [g["game_id"] for g in viewer.get(srv.base + "/api/lobby").json()["games"]]
+    finally:
+        srv.stop()
+    v.counts.update({"public games asked by one address": games, "made": codes[201],
+                     "refused 429": codes[429], "in seconds": round(took, 1),
+                     "lobby rows": len(listed), "of them that address's": len(mine & set(listed)),
+                     "another address's game listed": "yes" if theirs in listed else "no"})
+    if theirs not in listed or len(mine & set(listed)) > 3:
+        v.failures.append(f"the lobby shows {len(mine & set(listed))} of one address's games "
+                          f"and {'' if theirs in listed else 'not '}the other's")
+    v.seconds = time.monotonic() - t0
+    return v
+
+
 FLOODS = {"headers": run_headers, "slowloris": run_slowloris, "networks": run_networks,
-          "sync": run_sync_flood}
+          "sync": run_sync_flood, "lobby": run_lobby_junk}
 """The floods within the caps (issue 28), each at its default size."""
 
 

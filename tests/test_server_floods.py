@@ -324,3 +324,57 @@ def test_syncs_are_answered_from_the_last_state_and_paced_per_socket(tmp_path: P
     assert answers == [first] * 12  # every sync answered, with the frame as it was sent
     assert builds == 0, f"the state was built {builds} times for 12 syncs"
     assert took >= 0.9, f"12 syncs answered in {took:.2f} s (10 a second after 2 at once)"
+
+
+# ---- 4. lobby junk --------------------------------------------------------------------------------
+def _public(c: TestClient, **body: Any) -> Any:
+    return c.post("/api/games", json={"preset": "classic", "detectives": 2, "public": True,
+                                      "play_as": "X", **body})
+
+
+def test_one_address_has_few_open_public_games_and_rows_in_the_lobby(tmp_path: Path) -> None:
+    """One address used to make 59 public games in 6.2 s, and the 50-row lobby showed only
+    those. Now it may have 5 open public games (10 for its /24), the lobby shows at most 3 of
+    one address's, and another address's game is listed beside them."""
+    app = create_app(tmp_path / "g.sqlite3", ai_delay=0, limits=Limits())
+    with _client(app, "192.0.2.1") as junk:
+        made = [_public(junk).status_code for _ in range(7)]
+        assert made == [201] * 5 + [429] * 2
+        over = _public(junk)
+        assert "too many open public games from this address (at most 5)" in \
+            over.json()["detail"]
+        assert over.headers["Retry-After"]
+        assert _public(_client(app, "192.0.2.2")).status_code == 201  # same /24: 6 of 10
+        other = _public(_client(app, "198.51.100.7")).json()["game_id"]
+        listed = [g["game_id"] for g in _client(app, "203.0.113.9").get(
+            "/api/lobby").json()["games"]]
+        assert other in listed and len(listed) == 1 + 3 + 1, listed  # 3 of 192.0.2.1's
+        assert _client(app, "192.0.2.1").post("/api/games", json={
+            "preset": "classic"}).status_code == 201  # a private game is not capped
+        for k in range(3, 7):  # the /24 fills: 10 in all
+            _public(_client(app, f"192.0.2.{k}"))
+        net = _public(_client(app, "192.0.2.50"))
+        assert net.status_code == 429 and "network" in net.json()["detail"]
+
+
+def test_a_public_game_nobody_joined_leaves_the_lobby_after_its_time(tmp_path: Path) -> None:
+    """An unjoined public game used to stay listed for ever; now it leaves the lobby
+    ``lobby_unjoined_seconds`` after its creation (its links still play it), and frees its
+    owner's share. A game someone joined stays."""
+    app = create_app(tmp_path / "g.sqlite3", ai_delay=0,
+                     limits=Limits(lobby_unjoined_seconds=1.0, public_games_per_client=2))
+    with _client(app, "192.0.2.1") as c:
+        lonely = _public(c).json()
+        joined = _public(c).json()
+        assert _public(c).status_code == 429
+        r = _client(app, "198.51.100.1").post(f"/api/games/{joined['game_id']}/join",
+                                              json={"seat": "D1"})
+        assert r.status_code == 201, r.text
+        ids = [g["game_id"] for g in c.get("/api/lobby").json()["games"]]
+        assert ids == [joined["game_id"], lonely["game_id"]]
+        time.sleep(1.3)
+        ids = [g["game_id"] for g in c.get("/api/lobby").json()["games"]]
+        assert ids == [joined["game_id"]]
+        assert c.get(f"/api/games/{lonely['game_id']}/state",
+                     params={"token": lonely["tokens"]["X"]}).status_code == 200
+        assert _public(c).status_code == 201  # the lonely one no longer counts

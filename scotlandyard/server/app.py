@@ -31,8 +31,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from ..board import TRANSPORTS, london
-from .limits import ClientLimits, Limits
-from .lobby import JoinError, join_game, list_lobby
+from .limits import ClientLimits, Limits, over_text, scaled
+from .lobby import JoinError, join_game, list_lobby, open_public_games
 from .protocol import (
     CreateGame,
     JoinRequest,
@@ -377,6 +377,23 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     @app.post("/api/games", status_code=201)
     async def create_game(body: CreateGame, request: Request) -> JSONResponse:
         """Create a game; answers its id, one token per seat, a spectator token and links."""
+        client = _client(request)
+        if body.public and lim.public_games_per_client:
+            try:
+                counts = await open_public_games(games(), client)
+            except UNAVAILABLE as exc:
+                raise HTTPException(503, f"the database is busy ({exc}); try again",
+                                    headers={"Retry-After": "2"}) from None
+            caps = (lim.public_games_per_client,
+                    scaled(lim.public_games_per_client, lim.per_prefix))
+            for what, n, cap in zip(("address", "network"), counts, caps, strict=True):
+                if cap and n >= cap:
+                    raise HTTPException(429, over_text(
+                        what, lim.public_games_per_client, lim.per_prefix,
+                        "open public games") + ": one leaves the lobby when its seats are "
+                        f"taken, it ends, or nobody joined it for "
+                        f"{lim.lobby_unjoined_seconds:g} s",
+                        headers={"Retry-After": "60"})
         _refuse_if_waiting(clients.create_wait(_client(request)), "too many new games from "
                            f"this address or its network{network}")
         try:
@@ -387,6 +404,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             log.error("a new game was not saved: %s", exc)
             raise HTTPException(503, f"the game was not saved ({exc}); try again",
                                 headers={"Retry-After": "2"}) from None
+        if out["public"]:
+            clients.owns(out["game_id"], client)
         return JSONResponse(out, status_code=201, headers=NO_STORE)
 
     @app.get("/api/lobby")

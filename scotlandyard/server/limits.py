@@ -91,7 +91,7 @@ class Limits:
     """A ``sync`` within this many seconds of the socket's last ``state`` is answered with
     that frame as it was sent (the game has not changed since, or the socket would have had
     a newer one; a clock in it is at most this old), without building it again."""
-    public_games_per_client: int = 3
+    public_games_per_client: int = 5
     """Open public games (listed in the lobby: not over, a seat open) one client address may
     have at once, counting the games this process created (more: 429)."""
     lobby_rows_per_client: int = 3
@@ -186,6 +186,10 @@ def parse_networks(text: str | Iterable[str]) -> tuple[ipaddress.IPv4Network |
     return tuple(out)
 
 
+OWNERS_KEPT = 100_000
+"""Public games whose creator's address is kept (in memory, the newest)."""
+
+
 class TokenBucket:
     """``rate`` events a second on average, bursts of ``burst``."""
 
@@ -234,6 +238,16 @@ class ClientLimits:
         self.token_sockets: dict[str, int] = {}
         self.socket_caps = Caps(limits.sockets_per_client,
                                 scaled(limits.sockets_per_client, limits.per_prefix))
+        self.public_owner: dict[str, str] = {}
+        """The address that created each public game this process made (the newest
+        :data:`OWNERS_KEPT`): the lobby's share per owner, the open public games' cap."""
+
+    def owns(self, game_id: str, client: str) -> None:
+        """Note that ``client`` created the public game ``game_id``."""
+        owners = self.public_owner
+        owners[game_id] = client
+        while len(owners) > OWNERS_KEPT:
+            del owners[next(iter(owners))]
 
     @property
     def sockets(self) -> dict[str, int]:

@@ -10,12 +10,14 @@ the lobby lists rules, seats and who is waiting, never a token or a hidden fact.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..move import MR_X
 from ..rules import Rules, RulesError
+from .limits import network_of, scaled
 from .tokens import token_hash
 
 if TYPE_CHECKING:
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
 SIDES = ("mr_x", "detectives")
 LOBBY_LIMIT = 50
 """The most games ``GET /api/lobby`` lists (the newest first)."""
+LOBBY_READ = 4 * LOBBY_LIMIT
+"""The newest public games read for it, of which the rows over an owner's share
+(``Limits.lobby_rows_per_client``) and the unjoined games past their time are left out."""
 
 
 class JoinError(Exception):
@@ -170,14 +175,25 @@ class LobbyGame:
         }
 
 
-async def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, Any]:
-    """The body of ``GET /api/lobby``: public games still being played that have an open seat,
-    newest first. Rules, seats and who is waiting; never a token, a station or a move. The
+def unjoined(names: Iterable[str]) -> bool:
+    """Whether a public game's issued token names show nobody joined it: at most one seat's
+    token (its creator's; a game created without a seat and joined once looks the same: one
+    person waiting)."""
+    return sum(1 for n in names if n != "spectator") <= 1
+
+
+async def listed_games(server: GameServer) -> list[tuple[str | None, dict[str, Any]]]:
+    """Every public game the lobby may list, newest first, with its owner (the address that
+    created it, if this process did: ``ClientLimits.public_owner``): still being played, a
+    seat open, and not an unjoined game older than ``Limits.lobby_unjoined_seconds``. The
     stored games are read in the database's read thread, a few indexed queries at most once
     a second (:meth:`GameServer.lobby_rows`), and none is loaded; games in memory add who
     is connected."""
+    ttl = server.limits.lobby_unjoined_seconds
+    owners = server.clients.public_owner
+    now = time.time()
     games = []
-    for row in await server.lobby_rows(limit):
+    for row in await server.lobby_rows(LOBBY_READ):
         try:
             pieces = Rules.from_dict(row.rules).pieces
         except (RulesError, ValueError, TypeError):
@@ -191,6 +207,7 @@ async def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, 
             waiting = [p for p in pieces if seats[p]["connected"] and seats[p]["kind"] == "human"]
             ply = room.game.ply
             clock = room.options.get("clock")
+            names: Iterable[str] = room.issued
         else:
             human = {p for p, s in row.seats.items() if s.kind == "human"}
             free = open_seats(pieces, human, row.token_names)
@@ -200,11 +217,49 @@ async def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, 
             waiting = []
             ply = row.moves
             clock = row.options.get("clock")
+            names = row.token_names
         if not free:
             continue
-        games.append(LobbyGame(row.id, row.created, row.preset, row.rules, pieces, seats, free,
-                               waiting, ply, clock).to_dict())
+        if ttl and now - row.created > ttl and unjoined(names):
+            continue  # nobody came: it leaves the lobby (its links still play it)
+        games.append((owners.get(row.id), LobbyGame(
+            row.id, row.created, row.preset, row.rules, pieces, seats, free, waiting, ply,
+            clock).to_dict()))
+    return games
+
+
+async def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, Any]:
+    """The body of ``GET /api/lobby``: public games still being played that have an open seat,
+    newest first (:func:`listed_games`), at most ``Limits.lobby_rows_per_client`` of one
+    address's and twice that (``Limits.per_prefix``) of its /24 or /64, so that nobody fills
+    it. Rules, seats and who is waiting; never a token, a station, a move or an owner."""
+    lim = server.limits
+    caps = (lim.lobby_rows_per_client, scaled(lim.lobby_rows_per_client, lim.per_prefix))
+    shown: dict[str, int] = {}
+    games = []
+    for owner, entry in await listed_games(server):
+        if owner is not None and caps[0]:
+            keys = (owner, network_of(owner))
+            if any(cap and shown.get(k, 0) >= cap for k, cap in zip(keys, caps, strict=True)):
+                continue
+            for k in keys:
+                shown[k] = shown.get(k, 0) + 1
+        games.append(entry)
+        if len(games) >= limit:
+            break
     return {"games": games}
+
+
+async def open_public_games(server: GameServer, client: str) -> tuple[int, int]:
+    """How many games the lobby may list (:func:`listed_games`) were created by ``client``,
+    and by any address of its /24 or /64 (``Limits.public_games_per_client``)."""
+    net = network_of(client)
+    mine = ours = 0
+    for owner, _ in await listed_games(server):
+        if owner is not None:
+            mine += owner == client
+            ours += network_of(owner) == net
+    return mine, ours
 
 
 async def join_game(server: GameServer, game_id: str, seat: str | None,
