@@ -89,26 +89,16 @@ def games(path: str | Path, limit: int | None = None) -> Iterator[Record]:
             raise RecordError(f"{f}: {exc}") from None
 
 
-def arrays(path: str | Path, side: str = "mr_x", *, limit: int | None = None,
-           winners_only: bool = False, probability: bool = False,
-           board_features: bool = False) -> dict[str, np.ndarray]:
-    """Every decision of ``side`` (``"mr_x"`` or ``"detectives"``) in the games of ``path``,
-    as the envs ask it: ``obs`` ``float32[N, size]`` (layout ``sy-obs-1`` with the given
-    options), ``action`` ``int64[N]`` (the env action the player took: a double move is two
-    decisions, a free-order move may follow ``defer`` decisions), the legal actions in CSR
-    form (``legal[legal_offsets[i]:legal_offsets[i+1]]``), ``game`` (file index), ``round``
-    and ``won`` (1 if ``side`` won that game). ``winners_only`` keeps the winners' games."""
+def _game_decisions(path: str | Path, side: str, limit: int | None, winners_only: bool,
+                    probability: bool, board_features: bool
+                    ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Per game of ``path`` (file index, the decisions of ``side`` in it as lists); the layout
+    size of the observation comes with each game's rows (``"size"``)."""
     from ..env.encoding import Encoder
     from ..env.match import Match
 
     if side not in ("mr_x", "detectives"):
         raise ValueError(f"side is 'mr_x' or 'detectives', not {side!r}")
-    obs: list[np.ndarray] = []
-    acts: list[int] = []
-    legal: list[list[int]] = []
-    game_ix: list[int] = []
-    rounds: list[int] = []
-    won: list[int] = []
     encoders: dict[Any, Encoder] = {}
     for gi, record in enumerate(games(path, limit)):
         game = record.replay()
@@ -121,6 +111,8 @@ def arrays(path: str | Path, side: str = "mr_x", *, limit: int | None = None,
         if enc is None:
             enc = encoders[rules] = Encoder(rules, probability=probability,
                                             board_features=board_features)
+        rows: dict[str, Any] = {"obs": [], "action": [], "legal": [], "round": [],
+                                "size": enc.layout.size}
         m = Match(rules)
         m.reset(start=dict(game.start))
         for _piece, move in game.moves:
@@ -131,26 +123,46 @@ def arrays(path: str | Path, side: str = "mr_x", *, limit: int | None = None,
                 mine = (sel == "X") == (side == "mr_x")
                 a = m.action_toward(move)
                 if mine:
-                    obs.append(enc.encode(m.game, sel, selected=sel,
-                                          pending=m.pending if sel == "X" else None))
-                    acts.append(a)
-                    legal.append(list(m.legal_actions()))
-                    game_ix.append(gi)
-                    rounds.append(m.game.round)
-                    won.append(win)
+                    rows["obs"].append(enc.encode(m.game, sel, selected=sel,
+                                                  pending=m.pending if sel == "X" else None))
+                    rows["action"].append(a)
+                    rows["legal"].append(list(m.legal_actions()))
+                    rows["round"].append(m.game.round)
                 m.apply(a)
+        rows["won"] = win
+        yield gi, rows
+
+
+def _as_arrays(chunk: list[tuple[int, dict[str, Any]]], size: int) -> dict[str, np.ndarray]:
+    """The decisions of ``chunk`` (games) as :func:`arrays` gives them."""
+    obs = [o for _, r in chunk for o in r["obs"]]
+    legal = [x for _, r in chunk for x in r["legal"]]
     offsets = np.zeros(len(legal) + 1, np.int64)
     np.cumsum([len(x) for x in legal], out=offsets[1:])
-    size = encoders[next(iter(encoders))].layout.size if encoders else 0
     return {
         "obs": np.array(obs, np.float32).reshape(len(obs), size),
-        "action": np.array(acts, np.int64),
+        "action": np.array([a for _, r in chunk for a in r["action"]], np.int64),
         "legal": np.array([a for x in legal for a in x], np.int16),
         "legal_offsets": offsets,
-        "game": np.array(game_ix, np.int32),
-        "round": np.array(rounds, np.int16),
-        "won": np.array(won, np.int8),
+        "game": np.array([gi for gi, r in chunk for _ in r["action"]], np.int32),
+        "round": np.array([x for _, r in chunk for x in r["round"]], np.int16),
+        "won": np.array([r["won"] for _, r in chunk for _ in r["action"]], np.int8),
     }
+
+
+def arrays(path: str | Path, side: str = "mr_x", *, limit: int | None = None,
+           winners_only: bool = False, probability: bool = False,
+           board_features: bool = False) -> dict[str, np.ndarray]:
+    """Every decision of ``side`` (``"mr_x"`` or ``"detectives"``) in the games of ``path``,
+    as the envs ask it: ``obs`` ``float32[N, size]`` (layout ``sy-obs-1`` with the given
+    options), ``action`` ``int64[N]`` (the env action the player took: a double move is two
+    decisions, a free-order move may follow ``defer`` decisions), the legal actions in CSR
+    form (``legal[legal_offsets[i]:legal_offsets[i+1]]``), ``game`` (file index), ``round``
+    and ``won`` (1 if ``side`` won that game). ``winners_only`` keeps the winners' games.
+    All in memory: :func:`write_parquet` writes them to a file read in chunks."""
+    chunk = list(_game_decisions(path, side, limit, winners_only, probability,
+                                 board_features))
+    return _as_arrays(chunk, chunk[0][1]["size"] if chunk else 0)
 
 
 def summary(path: str | Path) -> dict[str, Any]:
@@ -191,4 +203,14 @@ def summary(path: str | Path) -> dict[str, Any]:
     }
 
 
-__all__ = ["DATASET_VERSION", "STRONGEST", "arrays", "games", "generate", "summary"]
+from .parquet import (  # noqa: E402  (after what it imports back)
+    PARQUET_SCHEMA_VERSION,
+    parquet_batches,
+    parquet_metadata,
+    read_parquet,
+    write_parquet,
+)
+
+__all__ = ["DATASET_VERSION", "PARQUET_SCHEMA_VERSION", "STRONGEST", "arrays", "games",
+           "generate", "parquet_batches", "parquet_metadata", "read_parquet", "summary",
+           "write_parquet"]

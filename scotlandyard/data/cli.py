@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from . import STRONGEST, generate, summary
+from . import STRONGEST, generate, summary, write_parquet
 
 
 def dataset(
@@ -23,6 +23,10 @@ def dataset(
     backend: Annotated[str, typer.Option(help="local or ray.")] = "local",
     summary_only: Annotated[bool, typer.Option("--summary", help="Only print the summary of "
                                                                  "an existing dataset.")] = False,
+    parquet: Annotated[bool, typer.Option(
+        "--parquet", help="Also write each side's decisions as Parquet (OUT/mr_x.parquet, "
+                          "OUT/detectives.parquet; pip install 'scotlandyard[parquet]'; "
+                          "schema in docs/env.md).")] = False,
 ) -> None:
     """Generate a dataset of games (records in the package's JSON format, docs/env.md) and
     print its summary statistics as JSON. Load it with scotlandyard.data.games/arrays."""
@@ -30,7 +34,11 @@ def dataset(
         if not summary_only:
             generate(out, games, mr_x=mr_x, detectives=detectives, preset=preset, seed=seed,
                      workers=workers, backend=backend)
+        if parquet:
+            for side in ("mr_x", "detectives"):
+                rows = write_parquet(out, out / f"{side}.parquet", side)
+                typer.echo(f"{out / f'{side}.parquet'}: {rows} decisions", err=True)
         typer.echo(json.dumps(summary(out), indent=2))
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ImportError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
