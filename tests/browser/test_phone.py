@@ -93,6 +93,8 @@ def test_phone_layout_targets_taps_and_end_screen(server: str, new_page: Any, ar
     page.locator("#tab-players").tap()
     in_viewport(page, "#players tbody tr:last-child")
     page.screenshot(path=str(artifacts / "phone-players-390x844.png"))
+    page.locator("#tab-chat").tap()
+    in_viewport(page, "#chat")
     page.locator("#tab-move").tap()
     in_viewport(page, "#move-input")
     # a whole game by touch: every turn, all targets in view and legible; a tap beside a

@@ -39,6 +39,14 @@ def open_game(page: Any, url: str) -> Any:
     return page
 
 
+def show_tab(page: Any, tab: str) -> None:
+    """On a phone, open that tab of the bottom sheet (move / log / players / chat); elsewhere
+    every panel is shown and there are no tabs."""
+    button = page.locator(f"#tab-{tab}")
+    if button.is_visible():
+        button.click()
+
+
 def in_view(page: Any, selector: str, min_font: float = 12.0) -> dict[str, float]:
     """Assert that ``selector`` is inside the viewport, with legible text; its box."""
     box = page.locator(selector).first.bounding_box()
@@ -78,6 +86,7 @@ def test_a_player_leaves_the_computer_takes_over_and_he_takes_his_seat_back(
                         "?.dataset.left) < n", arg=first, timeout=3000)  # it counts down, live
     a.screenshot(path=str(artifacts / f"table-absent-countdown-{size}.png"))
     # at zero the computer plays D1 at the game's level; everyone is told
+    show_tab(a, "players")
     a.wait_for_selector("#players tr[data-piece='D1'] .seat-ai", timeout=(ABSENT_TIMEOUT + 10) * 1000)
     assert "The computer now plays Detective 1 (level: easy)" in a.inner_text("#toast")
     assert a.locator("#absent").is_hidden()
@@ -98,6 +107,7 @@ def test_a_player_leaves_the_computer_takes_over_and_he_takes_his_seat_back(
     in_view(b, "#absent-reclaim")
     b.screenshot(path=str(artifacts / f"table-absent-back-{size}.png"))
     b.locator("#absent-reclaim").click()
+    show_tab(b, "players")
     b.wait_for_selector("#players tr[data-piece='D1'] .seat-human")
     assert back.is_hidden()
     a.wait_for_selector("#players tr[data-piece='D1'] .seat-human")
@@ -209,12 +219,17 @@ def test_chat_panel_with_unread_badge_and_a_team_switch(
         in_view(d1, "#chat-toggle")
         assert d1.locator("#chat").bounding_box()["y"] > d1.locator("#turn").bounding_box()["y"]
     assert d1.get_attribute("#chat", "data-open") == "0" and d1.locator("#chat-unread").is_hidden()
+    show_tab(x, "chat")
     x.click("#chat-toggle")
     assert x.locator("#chat-channel button").count() == 1  # Mr X: the table only, no switch
     assert x.get_attribute("#chat-input", "placeholder") == "Write a message"
     x.fill("#chat-input", "catch me if you can")
     x.click("#chat-send")
     badge = d1.locator("#chat-unread")
+    if size == "phone":  # on the chat tab of the bottom sheet (test_phone.py), then in the panel
+        d1.locator("#tab-chat-badge").wait_for()
+        assert d1.inner_text("#tab-chat-badge") == "1"
+        show_tab(d1, "chat")
     badge.wait_for()
     assert badge.inner_text() == "1" and badge.get_attribute("aria-label") == "1 new message"
     d1.locator("#chat-toggle").scroll_into_view_if_needed()
@@ -243,6 +258,9 @@ def test_chat_panel_with_unread_badge_and_a_team_switch(
                 "#chat-channel button[data-channel='team']"):
         in_view(d1, sel)
     d1.screenshot(path=str(artifacts / f"table-chat-{size}.png"))
+    if size == "phone":
+        d2.wait_for_function("() => document.querySelector('#tab-chat-badge').textContent === '2'")
+        show_tab(d2, "chat")
     d2.locator("#chat-unread").wait_for()
     assert d2.inner_text("#chat-unread") == "2"  # the table message and the team one
     x.wait_for_timeout(500)

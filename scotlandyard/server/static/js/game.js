@@ -183,9 +183,11 @@ export class GamePage {
     const sheet = $(this.root, "#sheet");
     for (let node = sheet.nextElementSibling; node;) {
       const next = node.nextElementSibling;
-      if (!node.dataset.sheet) node.dataset.sheet = node.matches("#chat, .chat") ? "chat" : "move";
       sheet.append(node);
       node = next;
+    }
+    for (const node of sheet.children) {
+      if (!node.dataset.sheet) node.dataset.sheet = node.matches("#chat, .chat") ? "chat" : "move";
     }
     for (const tab of this.root.querySelectorAll(".sheet-tabs [role=tab]")) {
       tab.addEventListener("click", () => this.showTab(tab.dataset.tab));
@@ -193,7 +195,10 @@ export class GamePage {
     this.chatSeen = 0;
     const chat = $(this.root, "#chat");
     $(this.root, "#tab-chat").hidden = !chat;
-    if (chat) new MutationObserver(() => this.countUnread()).observe(chat, { childList: true, subtree: true });
+    if (chat) {
+      new MutationObserver(() => this.countUnread()).observe(chat,
+        { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden"] });
+    }
   }
 
   /** Show one tab of the bottom sheet (phone). */
@@ -207,11 +212,18 @@ export class GamePage {
     this.countUnread();
   }
 
-  /** The chat tab's badge: messages that came while it was not shown. */
+  /** The chat tab's badge: the chat panel's own unread count (chat.js), else the messages
+   * that came while the tab was not shown. */
   countUnread() {
+    const badge = $(this.root, "#tab-chat-badge");
+    const theirs = $(this.root, "#chat-unread");
+    if (theirs) {
+      badge.hidden = theirs.hidden || !theirs.textContent;
+      badge.textContent = theirs.textContent;
+      return;
+    }
     const n = this.root.querySelectorAll("#chat li").length;
     if (!onPhone() || $(this.root, "#sheet").dataset.tab === "chat") this.chatSeen = n;
-    const badge = $(this.root, "#tab-chat-badge");
     badge.hidden = n <= this.chatSeen;
     badge.textContent = String(n - this.chatSeen);
   }
