@@ -402,7 +402,8 @@ export class GamePage {
     this.redraw();
     this.animMoves = null;
     if (this.revealNote != null) { // Mr X has just shown himself: say where, by the station
-      this.board.showNote(this.revealNote, t("board.revealed", { station: this.revealNote }), "reveal");
+      const key = msg.view.side === "mr_x" && this.role !== "spectator" ? "play.revealed_you" : "board.revealed";
+      this.board.showNote(this.revealNote, t(key, { station: this.revealNote }), "reveal");
       this.revealNote = null;
     }
     if (msg.view.outcome && !this.verifying && msg.openings) {
@@ -485,7 +486,7 @@ export class GamePage {
     }
     this.animMoves = moves;
     const revealed = moves.X && view.log.slice(-2).some((e) => e.reveal && e.station != null);
-    if (revealed && view.side !== "mr_x" && !view.outcome) this.revealNote = view.mr_x_station;
+    if (revealed && !view.outcome) this.revealNote = view.mr_x_station;
     if (view.outcome?.reason === "caught") playSound("capture");
     else if (revealed) playSound("reveal");
     else if (ticket) playSound("move", ticket);
@@ -823,6 +824,10 @@ export class GamePage {
 
   renderShading() {
     if (!this.msg || !this.board) return;
+    // Mr X sees what the detectives can know of him, not where he is
+    const own = this.msg.view.side === "mr_x" && this.role !== "spectator" && !this.msg.view.outcome;
+    $(this.root, "#tools-title").textContent = t(own ? "tools.title_mr_x" : "tools.title");
+    $(this.root, "#tools-possible").textContent = t(own ? "tools.possible_mr_x" : "tools.possible");
     if (this.msg.view.outcome && this.replayStep !== null) return;
     const prob = this.probability();
     const heatBox = $(this.root, "#tg-heat");
@@ -898,9 +903,41 @@ export class GamePage {
       else if (p.passMove) hint = t("play.hint_pass");
     }
     $(r, "#play-hint").textContent = hint;
+    this.renderRevealNote();
     $(r, "#move-input").disabled = !active;
     $(r, "#move-submit").disabled = !active;
     this.updateTargets();
+  }
+
+  /**
+   * Mr X's warnings: before a move that fills a reveal slot, "your next move will be shown to
+   * the detectives" (or the second step of a double move); after it, until his next move,
+   * "the detectives now see you at N".
+   */
+  renderRevealNote() {
+    const view = this.msg.view;
+    const note = $(this.root, "#reveal-note");
+    let text = "";
+    let kind = "";
+    if (view.side === "mr_x" && this.role !== "spectator" && !view.outcome) {
+      const reveals = new Set(view.rules.reveal_slots);
+      const last = view.log.at(-1);
+      const next = (last?.slot ?? 0) + 1;
+      const p = this.picker;
+      if (p && p.moves.length && reveals.has(next)) {
+        text = t("play.reveal_next", { slot: next });
+        kind = "before";
+      } else if (p && p.double && reveals.has(next + 1)) {
+        text = t("play.reveal_second", { slot: next + 1 });
+        kind = "before";
+      } else if (last && (last.reveal || reveals.has(last.slot)) && view.mr_x_station != null) {
+        text = t("play.revealed_you", { station: last.station ?? view.mr_x_station });
+        kind = "shown";
+      }
+    }
+    note.textContent = text;
+    note.dataset.kind = kind;
+    note.hidden = !text;
   }
 
   updateTargets() {
