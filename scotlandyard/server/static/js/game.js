@@ -826,8 +826,8 @@ export class GamePage {
     if (!this.msg || !this.board) return;
     // Mr X sees what the detectives can know of him, not where he is
     const own = this.msg.view.side === "mr_x" && this.role !== "spectator" && !this.msg.view.outcome;
-    $(this.root, "#tools-title").textContent = t(own ? "tools.title_mr_x" : "tools.title");
-    $(this.root, "#tools-possible").textContent = t(own ? "tools.possible_mr_x" : "tools.possible");
+    $(this.root, "#tools-title").textContent = own ? t("tools.title_mr_x") : t("tools.title");
+    $(this.root, "#tools-possible").textContent = own ? t("tools.possible_mr_x") : t("tools.possible");
     if (this.msg.view.outcome && this.replayStep !== null) return;
     const prob = this.probability();
     const heatBox = $(this.root, "#tg-heat");
