@@ -1,6 +1,6 @@
 """The game server under attack, on 127.0.0.1: the figures of docs/webapp.md "Security".
 
-Three runs against a real server process (``python -m scotlandyard.server``, a fresh SQLite
+Runs against a real server process (``python -m scotlandyard.server``, a fresh SQLite
 file in a temporary folder), each with its own count and verdict:
 
 1. **Leaks**: whole games played by the server's AI on every seat (a mix of every preset),
@@ -21,10 +21,15 @@ file in a temporary folder), each with its own count and verdict:
 3. **kill -9**: bots play games as fast as they can; the server is killed with SIGKILL at a
    random moment, restarted on the same file, and every acknowledged move must be there (the
    one in flight at most added), again and again.
+4. **takeback**: the detectives play a computer Mr X to his first reveal and take back (issue
+   28 §1), then probe (a move onto a station he may be on, taken back) and take back a quiet
+   move; counts the Mr X moves undone and the stations their possible set lost against what
+   they had seen (both must be 0).
 
     python benchmarks/server_attack.py                       # about 3 minutes
     python benchmarks/server_attack.py --games 60 --fuzz 20000 --kills 60
     python benchmarks/server_attack.py --only fuzz --fuzz 2000
+    python benchmarks/server_attack.py --only takeback --takebacks 6
 
 Exits 1 if any check failed (and prints what).
 """
@@ -869,6 +874,129 @@ def run_lobby_junk(workdir: Path, games: int = 60) -> Verdict:
     return v
 
 
+# ---- 5. takeback ----------------------------------------------------------------------------------
+async def _request(ws: Any, msg: dict[str, Any]) -> dict[str, Any]:
+    """Send ``msg``, then a ping: its error, else the newest state before the pong."""
+    await ws.send(json.dumps({**msg, "id": "req"}))
+    await ws.send(json.dumps({"type": "ping", "id": "after"}))
+    got: dict[str, Any] = {}
+    error = None
+    while (m := json.loads(await ws.recv()))["type"] != "pong":
+        if m["type"] == "error" and m.get("id") == "req":
+            error = m
+        if m["type"] == "state":
+            got = m
+    return error or got or await _request(ws, {"type": "sync"})
+
+
+def _still_possible(possible: set[int], undone: list[dict[str, Any]],
+                    edges: dict[str, list[list[int]]]) -> set[int]:
+    """The stations of ``possible`` from which Mr X could have made the ``undone`` log
+    entries (their tickets, through their revealed stations): what an attacker who saw them
+    keeps."""
+    near: dict[str, dict[int, set[int]]] = {}
+    for kind, pairs in edges.items():
+        for a, b in pairs:
+            near.setdefault(kind, {}).setdefault(a, set()).add(b)
+            near.setdefault(kind, {}).setdefault(b, set()).add(a)
+    kept = set()
+    for s in possible:
+        cur = {s}
+        for e in undone:
+            kinds = list(near) if e["ticket"] == "black" else [e["ticket"]]
+            cur = {n for c in cur for k in kinds for n in near[k].get(c, ())}
+            if e["station"] is not None:
+                cur &= {e["station"]}
+        if cur:
+            kept.add(s)
+    return kept
+
+
+async def _takeback_game(srv: Server, level: str, edges: dict[str, list[list[int]]],
+                         out: Counter[str]) -> None:
+    """The attack of issue 28 §1 in one game: play the detectives against a computer Mr X to
+    his first reveal, then take back; then probe (a move onto a station he may be on, taken
+    back) and make a quiet move taken back. Counts what was granted and the stations the
+    detectives' possible set lost against what they had seen."""
+    g = srv.create(detectives=2, play_as="detectives", seats={"X": {"kind": "ai", "agent": level}})
+    async with websockets.connect(srv.url(g, "detectives"), max_size=2**23) as ws:
+        st = await _request(ws, {"type": "sync"})
+        stage = 0
+        while stage < 3:
+            if st.get("type") != "state":  # a move refused (the state had moved on)
+                out[f"refused moves ({st.get('code')})"] += 1
+                st = await _request(ws, {"type": "sync"})
+            v = st["view"]
+            if v["outcome"] is not None:
+                break
+            if v["to_move"] in (None, "X") or not v["legal_moves"]:
+                st = json.loads(await ws.recv())
+                if st["type"] != "state":
+                    st = await _request(ws, {"type": "sync"})
+                continue
+            possible = set(v["possible"])
+            dest = {m: int(m.split(":")[-1].lstrip("TBU")) for m in v["legal_moves"]
+                    if m.split(":")[-1].lstrip("TBU").isdigit()}
+            quiet = [m for m, d in dest.items() if d not in possible]
+            probe = [m for m, d in dest.items() if d in possible]
+            revealed = any(e["reveal"] and e["station"] is not None for e in v["log"])
+            if not revealed:
+                st = await _request(ws, {"type": "move", "move": (quiet or v["legal_moves"])[0]})
+                continue
+            kind = ("reveal", "probe", "own move")[stage]
+            before = st
+            if kind != "reveal":
+                moves = probe if kind == "probe" else quiet
+                if not moves:  # none this turn: play on
+                    st = await _request(ws, {"type": "move", "move": (quiet or v["legal_moves"])[0]})
+                    continue
+                before = await _request(ws, {"type": "move", "move": moves[0]})
+                if before.get("type") != "state" or before["view"]["outcome"] is not None:
+                    break  # caught him: a win, not a takeback
+            after = await _request(ws, {"type": "takeback"})
+            stage += 1
+            out[f"{kind}: asked"] += 1
+            if after.get("type") == "error":
+                out[f"{kind}: refused"] += 1
+                after = await _request(ws, {"type": "sync"})
+            elif after.get("type") == "state":
+                out[f"{kind}: granted"] += 1
+            bl, al = before["view"]["log"], after["view"]["log"]
+            seen = set(before["view"]["possible"])
+            now = set(after["view"]["possible"])
+            if len(al) < len(bl):
+                out["Mr X moves undone"] += 1
+                kept = _still_possible(now, bl[len(al):], edges)
+            else:
+                kept = now & seen
+            out["stations lost"] += len(now) - len(kept)
+            st = after
+
+
+def run_takeback(workdir: Path, games: int, level: str) -> Verdict:
+    v = Verdict("takeback")
+    t0 = time.monotonic()
+    srv = Server(workdir, workdir / "takeback.sqlite3", 0)
+    out: Counter[str] = Counter()
+    try:
+        edges = httpx.get(srv.base + "/api/board", timeout=10).json()["edges"]
+
+        async def all_games() -> None:
+            for _ in range(games):
+                await _takeback_game(srv, level, edges, out)
+        asyncio.run(all_games())
+    finally:
+        srv.stop()
+    if out["stations lost"] or out["Mr X moves undone"]:
+        v.failures.append(f"takebacks undid {out['Mr X moves undone']} of Mr X's moves and cut "
+                          f"{out['stations lost']} stations from the detectives' possible set")
+    v.counts.update({"games": games, "Mr X": level, **dict(sorted(out.items()))})
+    v.counts.setdefault("stations lost", 0)
+    v.counts.setdefault("Mr X moves undone", 0)
+    v.seconds = time.monotonic() - t0
+    return v
+
+
 FLOODS = {"headers": run_headers, "slowloris": run_slowloris, "networks": run_networks,
           "sync": run_sync_flood, "lobby": run_lobby_junk}
 """The floods within the caps (issue 28), each at its default size."""
@@ -881,7 +1009,10 @@ def main() -> None:
     ap.add_argument("--fuzz", type=int, default=3000, help="malformed messages (3000)")
     ap.add_argument("--kills", type=int, default=25, help="SIGKILL restarts (25)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", choices=("leaks", "fuzz", "kills", *FLOODS), default=None)
+    ap.add_argument("--takebacks", type=int, default=6, help="takeback attack games (6)")
+    ap.add_argument("--takeback-level", default="random", help="their Mr X's level (random)")
+    ap.add_argument("--only", choices=("leaks", "fuzz", "kills", *FLOODS, "takeback"),
+                    default=None)
     args = ap.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="sy-attack-"))
     verdicts = []
@@ -895,6 +1026,8 @@ def main() -> None:
         for name, run in FLOODS.items():
             if args.only in (None, name):
                 verdicts.append(run(workdir))
+        if args.only in (None, "takeback"):
+            verdicts.append(run_takeback(workdir, args.takebacks, args.takeback_level))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"scotlandyard server under attack, 127.0.0.1, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")

@@ -407,11 +407,23 @@ def test_takeback_against_the_ai_and_by_agreement(client, socks):
     assert [c["slot"] for c in start_seal] == [0]
     send(wx, type="move", move=st["view"]["legal_moves"][0], id=1)
     until(wx, lambda m: m["type"] == "state" and m["version"] == 2)
-    st = ask(wx, type="takeback")
-    # the seals of the slots undone are gone; his start's stays as it was
-    assert st["version"] == 0 and st["commitments"] == start_seal and st["view"]["to_move"] == "X"
+    # the AI detective has moved since: Mr X's move is no longer his to take back (issue 28)
+    err = ask(wx, type="takeback")
+    assert err["code"] == "not_allowed" and "the detectives moved after your last move" in \
+        err["message"]
+    g = create(client, detectives=2, play_as="detectives", seats={"X": AI})
+    wd, _, st = socks.open(g, "detectives")
+    st = later(wd, st, lambda m: m["version"] == 1)  # the AI Mr X moved
+    start_seal = st["commitments"]
+    assert ask(wd, type="takeback")["code"] == "not_allowed"  # they have not moved yet
+    quiet = [m for m in st["view"]["legal_moves"]  # a move that tells them nothing of him
+             if int(m.lstrip("TBU")) not in st["view"]["possible"]]
+    assert ask(wd, type="move", move=quiet[0])["version"] == 2
+    st = ask(wd, type="takeback")  # their own move since his: at once
+    # the seals stay as they were (no slot of his undone)
+    assert st["version"] == 1 and st["commitments"] == start_seal and st["view"]["to_move"] == "D1"
     assert client.get(f"/api/games/{g['game_id']}/state",
-                      params={"token": g["tokens"]["X"]}).json()["version"] == 0
+                      params={"token": g["tokens"]["detectives"]}).json()["version"] == 1
     g = create(client, detectives=1)
     wx, _, st = socks.open(g, "X")
     wd, _, _ = socks.open(g, "D1")
@@ -419,10 +431,12 @@ def test_takeback_against_the_ai_and_by_agreement(client, socks):
     send(wx, type="move", move=st["view"]["legal_moves"][0], id=1)
     until(wx, lambda m: m["type"] == "state" and m["version"] == 1)
     st = ask(wx, type="takeback")
-    assert st["takeback"] == {"by": "X", "side": "mr_x", "to_ply": 1} and st["version"] == 1
+    assert st["takeback"] == {"by": "X", "side": "mr_x", "to_ply": 1, "opponent": True,
+                              "mates": []} and st["version"] == 1
     assert ask(wx, type="takeback", accept=True)["code"] == "not_allowed"  # not his own
     st = ask(wd, type="takeback", accept=True)
     assert st["version"] == 0 and st["takeback"] is None
+    assert [c["slot"] for c in st["commitments"]] == [0]  # slot 1's seal is gone with his move
 
 
 # ---- database files of the first release ----------------------------------------------------------------------

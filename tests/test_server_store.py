@@ -316,29 +316,35 @@ def test_a_refused_write_is_a_clear_error_and_nothing_is_lost(tmp_path):
 def test_a_refused_takeback_is_not_saved_and_changes_nothing(tmp_path):
     db = tmp_path / "g.sqlite3"
     with app(db, db_wait=0.2) as c:
-        g = create(c, detectives=1, seats={"D1": {"kind": "ai", "agent": "random"}})
-        with c.websocket_connect(ws_url(g, "X")) as wx:
-            st = first_state(wx)
-            wx.send_json({"type": "move", "move": st["view"]["legal_moves"][0], "id": 1})
-            while not ((msg := wx.receive_json())["type"] == "state" and msg["version"] == 2):
+        g = create(c, detectives=2, play_as="detectives",
+                   seats={"X": {"kind": "ai", "agent": "random"}})
+        with c.websocket_connect(ws_url(g, "detectives")) as wd:
+            while not ((st := wd.receive_json())["type"] == "state" and st["version"] == 1):
+                pass  # Mr X (the AI) moved
+            quiet = [m for m in st["view"]["legal_moves"]  # a move that tells them nothing
+                     if int(m.lstrip("TBU")) not in st["view"]["possible"]]
+            wd.send_json({"type": "move", "move": quiet[0], "id": 1})
+            while not ((msg := wd.receive_json())["type"] == "state" and msg["version"] == 2):
                 pass
+            seals = msg["commitments"]
             lock = HeldLock(db)
-            wx.send_json({"type": "takeback", "id": "t1"})
-            while (err := wx.receive_json())["type"] not in ("error", "state"):
+            wd.send_json({"type": "takeback", "id": "t1"})
+            while (err := wd.receive_json())["type"] not in ("error", "state"):
                 pass
             lock.release()
             assert err["type"] == "error" and err["code"] == "not_saved" and err["id"] == "t1"
             assert "takeback was not saved" in err["message"]
-            wx.send_json({"type": "sync"})
-            while (msg := wx.receive_json())["type"] != "state":
+            wd.send_json({"type": "sync"})
+            while (msg := wd.receive_json())["type"] != "state":
                 pass
-            assert msg["version"] == 2  # nothing taken back: his start's seal and slot 1's
-            assert [c["slot"] for c in msg["commitments"]] == [0, 1]
-            wx.send_json({"type": "takeback", "id": "t2"})  # and it works once the lock goes
-            while not ((msg := wx.receive_json())["type"] == "state" and msg["version"] == 0):
+            assert msg["version"] == 2 and msg["commitments"] == seals  # nothing taken back
+            assert msg["takeback"] is None
+            wd.send_json({"type": "takeback", "id": "t2"})  # and it works once the lock goes
+            while not ((msg := wd.receive_json())["type"] == "state" and msg["version"] == 1):
                 assert msg["type"] != "error", msg
     con = sqlite3.connect(db)
-    assert con.execute("SELECT count(*) FROM moves").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM moves").fetchone()[0] == 1
+    assert "takebacks" in con.execute("SELECT options FROM game_options").fetchone()[0]
     con.close()
 
 

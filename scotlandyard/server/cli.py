@@ -153,6 +153,8 @@ def serve(
     allowed_origin: Annotated[list[str] | None, typer.Option(
         help="Another origin (https://example.org) whose pages may open game sockets; the "
              "server's own pages and bots always may.")] = None,
+    takebacks: Annotated[int, typer.Option(
+        help="Takebacks each side of a game may make (0: none).", min=0)] = 3,
     no_limits: Annotated[bool, typer.Option(
         "--no-limits", help="Turn off the per-client limits (load tests from one address "
                             "only).")] = False,
@@ -177,7 +179,7 @@ def serve(
             typer.echo(f"error: --agent-module {spec}: {exc}", err=True)
             raise typer.Exit(2) from None
     limits = Limits(allowed_hosts=tuple(allowed_host or ()),
-                    allowed_origins=tuple(allowed_origin or ()))
+                    allowed_origins=tuple(allowed_origin or ()), takebacks=takebacks)
     if no_limits:
         limits = replace(limits, games_per_minute=0, lobby_per_minute=0, joins_per_minute=0,
                          sockets_per_client=0, sockets_per_token=0, connections_per_client=0,

@@ -53,6 +53,10 @@ class Limits:
     order (``thinker.FairLane``). Cheaper levels never wait behind them. An AI Mr X's move
     holds its slot until his reply's pace ends (``thinker.mr_x_paces``: his think time must not
     show in how long the others wait), a detective's only while it thinks."""
+    takebacks: int | None = 3
+    """Takebacks granted to each side of one game (``docs/protocol.md``, "Takeback"); one more
+    is refused with ``not_allowed``. ``None``: no limit; 0: none. Each takeback lets the
+    detectives try a station for Mr X once more, so the limit bounds what probing can learn."""
     db_wait: float = 5.0
     """A database write waits this long for a lock held by another process (a backup, the
     ``sqlite3`` shell), then is refused with a clear error; nothing is lost (the move was not

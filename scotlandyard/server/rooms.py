@@ -284,24 +284,44 @@ class Room:
         self.seats_changed()
         return True
 
-    async def take_back(self, ply: int, cid: Any = None) -> None:
-        """Undo move ``ply`` and every later one (a takeback both sides agreed to, or one
-        against the AI); the commitments of the log slots undone are dropped. The database
-        has it first (in its thread); raises :class:`ProtocolError` (``not_saved``) if it
-        refuses, and then nothing changed."""
+    async def take_back(self, ply: int, cid: Any = None, *, side: str | None = None,
+                        at_ply: int | None = None) -> None:
+        """Undo move ``ply`` and every later one (a takeback ``side`` asked for and was granted:
+        :mod:`.again` decides which), counting it against ``side``'s limit; the commitments of
+        the log slots undone are dropped. ``at_ply``: only if the game is still at that ply
+        (else ``not_taken``: the game moved on). The database has it first (in its thread);
+        raises :class:`ProtocolError` (``not_saved``) if it refuses, and then nothing changed."""
         async with self._writing:
             game = self.game
-            if self._ai_task is not None:
+            if at_ply is not None and game.ply != at_ply:
+                raise ProtocolError("not_taken", "the game moved on meanwhile (another move was "
+                                    "made): nothing was taken back", cid)
+            if side is not None:
+                refusal = self.again.limit_refusal(side, cid)
+                if refusal is not None:
+                    raise refusal
+            if self._ai_task is not None:  # an AI search for the position undone stops
                 self._ai_task.cancel()
                 self._ai_task = None
+            options = None
+            if side is not None:
+                counts = dict(self.options.get("takebacks") or {})
+                counts[side] = self.again.used(side) + 1
+                options = {**self.options, "takebacks": counts}
             undone = [m for _, m in game.moves[ply - 1:]]
+            last = game.ply
             for _ in undone:
                 game.pop()
             keep = len(game.log)
             for move in undone:  # the position waits for the database, as every reader sees it
                 game.push(move)
             try:
-                await self.server.db.write(self.server.store.undo_moves, self.id, ply, keep)
+                await self.server.db.write(self.server.store.undo_moves, self.id, ply, keep,
+                                           last_ply=last, options=options)
+            except MoveConflict:  # another server process stored a move meanwhile
+                self.kick_ai()
+                raise ProtocolError("not_taken", "the game moved on meanwhile (another move was "
+                                    "made): nothing was taken back", cid) from None
             except DB_ERRORS as exc:
                 log.error("game %s: a takeback was not saved: %s", self.id, exc)
                 self.kick_ai()
@@ -309,6 +329,8 @@ class Room:
                                                  "changed: ask again", cid) from None
             for _ in undone:
                 game.pop()
+            if options is not None:
+                self.options = options
             self._edits += 1
         self.commitments = [c for c in self.commitments if c.slot <= keep]
         self._beliefs = None

@@ -690,10 +690,22 @@ class Store:
             raise StoreError(f"game {game_id}: its outcome is stored wrongly: {exc}") from exc
         return out if isinstance(out, dict) and out.get("reason") == "time" else None
 
-    def undo_moves(self, game_id: str, ply: int, keep_slots: int) -> None:
+    def undo_moves(self, game_id: str, ply: int, keep_slots: int, *, last_ply: int | None = None,
+                   options: dict[str, Any] | None = None) -> None:
         """Delete move ``ply`` and every later one, and the commitments of log slots after
-        ``keep_slots`` (a takeback), in one transaction."""
+        ``keep_slots`` (a takeback), in one transaction; with ``options``, store them too (the
+        takebacks counted). ``last_ply``: raise :class:`MoveConflict` (nothing changed) unless
+        the game's last stored move is that one (another process moved meanwhile)."""
         with self._tx():
+            if last_ply is not None:
+                row = self._db.execute("SELECT MAX(ply) FROM moves WHERE game_id = ?",
+                                       (game_id,)).fetchone()
+                if (row[0] or 0) != last_ply:
+                    raise MoveConflict(f"game {game_id}: moves were made meanwhile")
+            if options is not None:
+                self._db.execute("INSERT INTO game_options(game_id, options) VALUES (?, ?) "
+                                 "ON CONFLICT(game_id) DO UPDATE SET options = excluded.options",
+                                 (game_id, json.dumps(options)))
             self._db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, ply))
             self._db.execute("DELETE FROM commitments WHERE game_id = ? AND slot > ?",
                              (game_id, keep_slots))

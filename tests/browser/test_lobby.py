@@ -13,7 +13,13 @@ import httpx
 import pytest
 
 from .conftest import running_server
-from .helpers import GAME, create_game, mr_x_on_board, play_first_legal, targets
+from .helpers import (
+    GAME,
+    create_game,
+    mr_x_on_board,
+    targets,
+    wait_version_change,
+)
 
 pytestmark = pytest.mark.browser
 AI = {"kind": "ai", "agent": "random"}
@@ -226,27 +232,36 @@ def test_mr_x_link_is_behind_a_reveal_for_a_detective_host(lobby_server: str, ne
     assert "sees where Mr X is" in page.inner_text(".link-row[data-link='X']")
 
 
-def test_takeback_against_the_computer(lobby_server: str, new_page: Any) -> None:
-    g = create_game(lobby_server, detectives=1, seats={"D1": AI})
-    page = open_game(new_page(), lobby_server + g["links"]["X"])
-    assert page.locator("#btn-takeback").is_hidden()  # nothing to take back yet
-    page.wait_for_selector(f"{GAME}[data-my-turn='1']")
-    # a station D1 cannot reach in one move, so that the game surely goes on
-    board = httpx.get(f"{lobby_server}/api/board").json()
-    d1 = int(page.inner_text("#players tr[data-piece='D1'] .st"))
-    near = {b if a == d1 else a for edges in board["edges"].values() for a, b in edges if d1 in (a, b)}
-    far = [s for s in targets(page) if s not in near]
-    page.locator(f".station.target[data-station='{far[0]}']").click()
+def _safe_click(page: Any, base: str, game: dict[str, Any], token: str) -> None:
+    """Move the detective to move by clicking a station where Mr X cannot be (the game goes
+    on); waits for the new state."""
+    old = page.get_attribute(GAME, "data-version")
+    view = httpx.get(f"{base}/api/games/{game['game_id']}/state",
+                     params={"token": game["tokens"][token]}).json()["view"]
+    safe = [s for s in targets(page) if s not in set(view["possible"])]
+    page.locator(f".station.target[data-station='{safe[0]}']").click()
     if page.locator("#popup").is_visible():
         page.locator("#popup .ticket-btn").first.click()
-    page.wait_for_selector(f"{GAME}[data-version='2'][data-my-turn='1']")  # the AI answered
+    wait_version_change(page, old)
+
+
+def test_takeback_against_the_computer(lobby_server: str, new_page: Any) -> None:
+    """Against a computer Mr X the detectives take back a move of theirs made since his last
+    move, at once and without touching his log or seals; once he has moved again, none of
+    theirs is left to take back and the button is gone (issue 28)."""
+    g = create_game(lobby_server, detectives=2, play_as="detectives", seats={"X": AI})
+    page = open_game(new_page(), lobby_server + g["links"]["detectives"])
+    page.wait_for_selector(f"{GAME}[data-version='1'][data-my-turn='1']")  # Mr X moved
+    assert page.locator("#btn-takeback").is_hidden()  # nothing of theirs to take back yet
+    filled = page.locator("#travel-log li.filled").count()
+    seals = page.locator("#commit-count").inner_text()
+    _safe_click(page, lobby_server, g, "detectives")  # D1
+    page.wait_for_selector(f"{GAME}[data-version='2'][data-my-turn='1']")
     page.click("#btn-takeback")
-    page.wait_for_selector(f"{GAME}[data-version='0'][data-my-turn='1']")
-    assert page.locator("#travel-log li.filled").count() == 0
-    assert page.locator("#commit-count").inner_text() == "1"  # the seal of Mr X's start stays
-    # the seal of the slot taken back is forgotten; the one filled again is the one kept
-    play_first_legal(page)
-    seals = page.evaluate(f"JSON.parse(localStorage.getItem('sy.seals.{g['game_id']}'))")
-    state = httpx.get(f"{lobby_server}/api/games/{g['game_id']}/state",
-                      params={"token": g["tokens"]["X"]}).json()
-    assert seals == {str(c["slot"]): c["hash"] for c in state["commitments"]}
+    page.wait_for_selector(f"{GAME}[data-version='1'][data-my-turn='1']")
+    assert page.locator("#travel-log li.filled").count() == filled
+    assert page.locator("#commit-count").inner_text() == seals  # his seals untouched
+    _safe_click(page, lobby_server, g, "detectives")  # D1
+    _safe_click(page, lobby_server, g, "detectives")  # D2: Mr X's turn
+    page.wait_for_selector(f"{GAME}[data-version='4'][data-my-turn='1']")  # he answered
+    assert page.locator("#btn-takeback").is_hidden()  # his move stands between: nothing

@@ -114,9 +114,14 @@ export class GameExtras {
     this.absent.update(msg);
     this.chat.setAgreement(msg.chat_record, this.role);
     showTurn(page.root.dataset.myTurn === "1");
-    // takeback: only for one side's player, once that side has moved
-    const sideMoved = view.history.some((m) => page.pieces.includes(m.piece));
-    const canAsk = (this.role === "mr_x" || this.role === "detectives") && !view.outcome && sideMoved && !msg.takeback;
+    // takeback (docs/protocol.md): only a move of this player's own among the moves their side
+    // made since the other side last moved
+    const onASide = this.role === "mr_x" || this.role === "detectives";
+    const sideOf = (piece) => (piece === "X" ? "mr_x" : "detectives");
+    let since = view.history.length;
+    while (since > 0 && sideOf(view.history[since - 1].piece) === this.role) since--;
+    const mineSince = view.history.slice(since).some((m) => page.pieces.includes(m.piece));
+    const canAsk = onASide && !view.outcome && mineSince && !msg.takeback;
     page.root.querySelector("#btn-takeback").hidden = !canAsk;
     this.offers.update(msg, this.role, this.tokenName()); // takeback and rematch offers
     // end screen

@@ -1,6 +1,6 @@
 // Offers at the table (docs/protocol.md "Takeback", "Rematch"): next to the move box (on a
 // phone, at the top of the screen), the other side reads "Mr X asks to take back his last move"
-// with Allow / Refuse, or a rematch offer with Accept / Decline, and hears a short sound when
+// with Allow / Refuse (so does a team mate whose move a detective's takeback undoes), or a rematch offer with Accept / Decline, and hears a short sound when
 // sounds are on; whoever asked reads "waiting for an answer".
 
 import { t } from "./i18n.js";
@@ -41,8 +41,11 @@ export class OfferPanel {
     this.kind = null;
     if (back && !msg.view.outcome && player) {
       this.kind = "takeback";
-      theirs = back.side !== role;
-      text = back.side === "mr_x" ? t("takeback.offer_mr_x") : t("takeback.offer_detectives");
+      // the other side answers (unless it has), and so does a team mate whose move it undoes
+      const mate = back.side === role && (back.mates || []).some((p) => this.page.pieces.includes(p));
+      theirs = (back.side !== role && back.opponent !== false) || mate;
+      text = mate ? t("takeback.offer_mate")
+        : back.side === "mr_x" ? t("takeback.offer_mr_x") : t("takeback.offer_detectives");
       if (!theirs) {
         text = t("offer.takeback_mine");
         wait = t("offer.waiting");
@@ -69,7 +72,7 @@ export class OfferPanel {
     this.card.querySelector("#offer-accept").hidden = !theirs;
     this.card.querySelector("#offer-decline").hidden = !theirs;
     this.card.querySelector("#offer-wait").textContent = wait;
-    const key = `${this.kind}:${back?.to_ply ?? ""}:${r?.by ?? ""}:${r?.swap ?? ""}`;
+    const key = `${this.kind}:${back?.to_ply ?? ""}:${back?.by ?? ""}:${r?.by ?? ""}:${r?.swap ?? ""}`;
     if (!this.heard.has(key)) { // a new offer: in sight, and heard by whoever must answer
       this.heard.add(key);
       this.card.scrollIntoView({ block: "nearest" });
