@@ -184,9 +184,10 @@ def parse_networks(text: str | Iterable[str]) -> tuple[ipaddress.IPv4Network |
     out = []
     for item in items:
         try:
-            out.append(ipaddress.ip_network(item, strict=False))
+            out.append(ipaddress.ip_network(item))  # strict, as uvicorn reads it
         except ValueError:
-            raise ValueError(f"{item!r} is not an IP address or network") from None
+            raise ValueError(f"{item!r} is not an IP address or network (a network's host "
+                             "bits are 0: 10.0.0.0/24)") from None
     return tuple(out)
 
 
