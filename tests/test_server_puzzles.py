@@ -160,4 +160,4 @@ def test_the_puzzle_page_is_served(client):
     r = client.get("/puzzles")
     assert r.status_code == 200 and "text/html" in r.headers["content-type"]
     assert client.get("/static/js/puzzles.js").status_code == 200
-    assert client.get("/static/css/puzzles.css").status_code == 200
+    assert client.get("/static/css/learn.css").status_code == 200

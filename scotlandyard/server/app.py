@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from ..board import TRANSPORTS, london
+from .analysis_jobs import install_analysis_routes
 from .limits import ClientLimits, Limits, over_text, scaled
 from .lobby import JoinError, join_game, list_lobby, open_public_games
 from .protocol import (
@@ -284,6 +285,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             app.state.draining = True
             if cluster is not None:
                 cluster.stop()
+            if getattr(app.state, "analysis", None) is not None:
+                app.state.analysis.shutdown()
             server.shutdown()
             store.close()
             log.info("scotlandyard server stopped")
@@ -458,6 +461,8 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                                      "Bearer TOKEN, or ?token=)",
                                 headers={"WWW-Authenticate": "Bearer"})
         return auth
+
+    install_analysis_routes(app, games, authorized, _client)
 
     @app.get("/api/games/{game_id}/state")
     async def game_state(game_id: str, request: Request,

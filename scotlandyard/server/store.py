@@ -777,6 +777,26 @@ class Store:
                        (puzzle_id, *new_puzzle, win))
         return new_player, new_puzzle
 
+    def set_analysis(self, game_id: str, result: dict[str, Any]) -> None:
+        """Keep a finished game's computer analysis (replacing an older one)."""
+        with self._tx():
+            self._db.execute("INSERT INTO analyses(game_id, at, result) VALUES (?, ?, ?) "
+                             "ON CONFLICT(game_id) DO UPDATE SET at = excluded.at, "
+                             "result = excluded.result", (game_id, time.time(), json.dumps(result)))
+
+    def analysis(self, game_id: str) -> dict[str, Any] | None:
+        """A game's computer analysis, or ``None``."""
+        with self._read() as db, _utf8(f"game {game_id}"):
+            row = db.execute("SELECT result FROM analyses WHERE game_id = ?",
+                             (game_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            out = json.loads(row[0])
+        except ValueError as exc:
+            raise StoreError(f"game {game_id}: its analysis is stored wrongly: {exc}") from exc
+        return out if isinstance(out, dict) else None
+
     def chat(self, game_id: str) -> list[tuple[int, float, str, str, str]]:
         """Every chat message of a game: (n, at, channel, author, text), oldest first."""
         with self._read() as db, _utf8(f"game {game_id}"):

@@ -32,7 +32,6 @@ DYNAMIC = {
     "level": ("random", "easy", "medium", "hard", "max"),
     "quick.hint": ("random", "easy", "medium", "hard", "max"),  # lobby.js quickHint
     "link": ("all", "X", "detectives", "spectator", "piece"),
-    "puzzle.possible": ("one", "few", "many", "other"),  # puzzles.js plural()
 }
 
 

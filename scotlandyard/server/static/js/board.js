@@ -136,6 +136,7 @@ export class BoardView {
     this.drawStations();
     this.badgeLayer = el("g", { class: "layer-badges", "aria-hidden": "true" }, this.root);
     this.piecesLayer = el("g", { class: "layer-pieces" }, this.root);
+    this.arrowLayer = el("g", { class: "layer-arrows", "aria-hidden": "true" }, this.root);
     wrap.append(svg);
     const note = document.createElement("div");
     note.className = "board-note";
@@ -712,6 +713,35 @@ export class BoardView {
       const tx = el("text", { x: i * 11 + 5.25, y: 8.3, class: `chip-t chip-t-${k}` }, g);
       tx.textContent = t(`ticket_short.${k}`);
     });
+  }
+
+  /**
+   * Arrows on the board: [{from, to, kind}] (kind "played" or "best": the move played and the
+   * computer's move of the analysis), or [] to clear.
+   */
+  setArrows(arrows) {
+    this.arrowLayer.replaceChildren();
+    for (const { from, to, kind } of arrows || []) {
+      const a = this.pos[from];
+      const b = this.pos[to];
+      if (!a || !b || from === to) continue;
+      const dx = b[0] - a[0];
+      const dy = b[1] - a[1];
+      const len = Math.hypot(dx, dy);
+      const ux = dx / len;
+      const uy = dy / len;
+      const x1 = a[0] + ux * 14;
+      const y1 = a[1] + uy * 14;
+      const x2 = b[0] - ux * 16;
+      const y2 = b[1] - uy * 16;
+      const g = el("g", { class: `arrow arrow-${kind}`, "data-from": from, "data-to": to, "data-kind": kind }, this.arrowLayer);
+      el("line", { x1, y1, x2, y2, class: "arrow-shaft" }, g);
+      const hx = x2 + ux * 10;
+      const hy = y2 + uy * 10;
+      const px = -uy * 7;
+      const py = ux * 7;
+      el("polygon", { points: `${hx},${hy} ${x2 + px},${y2 + py} ${x2 - px},${y2 - py}`, class: "arrow-head" }, g);
+    }
   }
 
   /** Mark one station as chosen (the first step of a double move). */

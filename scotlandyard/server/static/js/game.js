@@ -9,6 +9,7 @@ import { changedSeals, firstSeen, verifyJourney, verifyOpenings } from "./verify
 import { h } from "./dom.js";
 import { play as playSound, setSound, soundOn } from "./sound.js";
 import { renderAnalysis } from "./analysis.js";
+import { ComputerAnalysis } from "./review.js";
 import { GameExtras } from "./extras.js";
 
 const TOKENS_KEY = "sy.tokens";
@@ -733,6 +734,11 @@ export class GamePage {
       view.history.forEach((m, i) => { if (m.round <= round) step = i + 1; });
       this.setReplay(step);
     });
+    if (!this.review) {
+      this.review = new ComputerAnalysis($(card, "#review"), { gameId: this.gameId, token: this.token,
+        onPly: (step) => this.setReplay(step) });
+      this.review.start();
+    }
   }
 
   currentStep() {
@@ -755,6 +761,7 @@ export class GamePage {
   // ---- the board --------------------------------------------------------------------------
   renderBoard() {
     const view = this.msg.view;
+    this.board.setArrows([]);
     if (view.outcome && this.replayStep !== null) {
       this.renderReplayBoard(view, this.replayStep);
       return;
@@ -804,6 +811,7 @@ export class GamePage {
     const hist = this.possibleHistory();
     const possible = hist ? (hist.get(slots) ?? null) : null;
     this.board.setShading(possible || null, null);
+    this.board.setArrows(this.review ? this.review.arrowsFor(step) : []);
     this.root.dataset.replayStep = String(step);
   }
 

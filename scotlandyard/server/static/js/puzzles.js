@@ -7,17 +7,11 @@
 import { getBoard } from "./api.js";
 import { BoardView, pieceName } from "./board.js";
 import { h } from "./dom.js";
-import { applyI18n, language, onLanguageChange, t } from "./i18n.js";
+import { applyI18n, onLanguageChange, t } from "./i18n.js";
+import { tp } from "./plural.js";
 
 const TOKEN_KEY = "sy.puzzle.player";
 const LETTER = { T: "taxi", B: "bus", U: "underground" };
-
-function plural(base, n) {
-  // Intl.PluralRules picks the language's form (one / few / many / other)
-  const form = new Intl.PluralRules(language()).select(n);
-  const key = `${base}.${form}`;
-  return t(key, { n }) !== key ? t(key, { n }) : t(`${base}.other`, { n });
-}
 
 async function call(url, { method = "GET", body = null, token = null } = {}) {
   const headers = {};
@@ -217,7 +211,7 @@ export class PuzzlePage {
         text: this.reply.double ? t("puzzle.reply_double", { ticket }) : t("puzzle.reply", { ticket }) }));
     }
     parts.push(h("p", { class: "puzzle-task", text: task }));
-    parts.push(h("p", { class: "puzzle-possible", text: plural("puzzle.possible", p.possible.length) }));
+    parts.push(h("p", { class: "puzzle-possible", text: tp("puzzle.possible", p.possible.length) }));
     const list = h("ol", { class: "puzzle-moves" });
     p.to_move.forEach((pc, i) => {
       const c = this.chosen[i];
