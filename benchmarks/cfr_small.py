@@ -3,9 +3,9 @@
 Usage: python benchmarks/cfr_small.py [--preset tiny] [--iterations 50] [--algo cfr|cfr+]
 
 The game is ``pyspiel.load_game("python_scotland_yard", {"preset": P, "random_start":
-True})``: a small board of :mod:`scotlandyard.small_boards`, Mr X's start drawn by a chance
-node from his possible start stations (so the detectives do not know it), the detectives'
-side one player. Each printed row is OpenSpiel's ``exploitability`` (NashConv / 2: how much
+True})``: a small board of :mod:`scotlandyard.small_boards`, the start dealt at chance nodes
+(the detective's card where he has more than one, then Mr X's from his possible start
+stations, which the detectives do not see), the detectives' side one player. Each printed row is OpenSpiel's ``exploitability`` (NashConv / 2: how much
 a best response gains against the policy, averaged over the two players; 0 is a Nash
 equilibrium) of CFR's average policy after that many iterations, computed exactly over the
 whole game tree, with Mr X's expected result under that policy (+1 win, -1 loss). The

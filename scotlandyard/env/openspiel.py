@@ -2,9 +2,12 @@
 
 >>> import pyspiel
 >>> import scotlandyard.env.openspiel  # registers the game
->>> game = pyspiel.load_game("python_scotland_yard", {"preset": "new_edition", "seed": 3})
->>> state = game.new_initial_state()
->>> state.current_player()
+>>> game = pyspiel.load_game("python_scotland_yard", {"preset": "new_edition"})
+>>> state = game.new_initial_state()  # the deal: one chance node per piece
+>>> state.is_chance_node(), len(state.chance_outcomes())  # the first detective's card
+(True, 16)
+>>> fixed = pyspiel.load_game("python_scotland_yard", {"random_start": False, "seed": 3})
+>>> fixed.new_initial_state().current_player()  # the start of seed 3, Mr X to move
 0
 
 Needs ``open_spiel`` (the ``openspiel`` extra). Choices, documented in ``docs/env.md``:
@@ -16,10 +19,12 @@ Needs ``open_spiel`` (the ``openspiel`` extra). Choices, documented in ``docs/en
   double move is two Mr X actions, free-order hunters may ``defer``.
 - Parameters: ``preset`` (a preset name: a book's, or a small board's of
   :mod:`scotlandyard.small_boards` such as ``tiny``), ``detectives`` (0: the preset's),
-  ``seed`` (the start stations, drawn per R-SETUP from it), ``random_start`` (default false:
-  no chance nodes, vary ``seed`` for other starts; true: the root is a chance node drawing
-  Mr X's start uniformly from his possible start stations — his deck less the hunters'
-  stations, what the detectives know — so that exploitability is over his hidden start too),
+  ``random_start`` (default true: the start is dealt at chance nodes, as R-SETUP deals it —
+  each hunter in seat order uniformly from the detectives' deck less the cards dealt, then
+  Mr X uniformly from his deck less the hunters' stations, what the detectives know; a draw
+  with one outcome is dealt without a node — so every game starts from a fresh deal and
+  exploitability is over every start, Mr X's hidden one included; false: no chance nodes,
+  the start stations drawn from ``seed``), ``seed`` (the start without ``random_start``),
   ``board_features`` (add the observation's board segment).
 - ``information_state_string(p)``: the player's whole view (the package's ``PlayerView`` as
   JSON — every public fact, Mr X's own moves for player 0 — plus the selected piece and a
@@ -53,7 +58,7 @@ from .encoding import ObservationLayout, encode_view
 from .match import Match
 
 _PARAMS = {"preset": "classic", "detectives": 0, "seed": 0, "board_features": False,
-           "random_start": False}
+           "random_start": True}
 
 _INFO_CACHE = 500_000  # information strings kept per game (then the cache starts again)
 
@@ -61,7 +66,7 @@ _GAME_TYPE = pyspiel.GameType(
     short_name="python_scotland_yard",
     long_name="Python Scotland Yard",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,  # only with random_start
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,  # the start (random_start)
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -84,19 +89,19 @@ class ScotlandYardGame(pyspiel.Game):  # type: ignore[misc]
     """The OpenSpiel game (see the module doc)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        """``params``: ``preset``, ``detectives``, ``seed``, ``board_features``."""
+        """``params``: ``preset``, ``detectives``, ``seed``, ``random_start``,
+        ``board_features``."""
         p = {**_PARAMS, **(params or {})}
         self.rules = _rules(p)
         self.seed = int(p["seed"])
         self.random_start = bool(p["random_start"])
         self.layout = ObservationLayout.for_rules(self.rules, board_features=bool(p["board_features"]))
-        # the hunters' start stations (from ``seed``) and Mr X's possible starts around them
-        self.info_cache: dict[tuple[int, int | None, tuple[int, ...]], str] = {}
+        # the start from ``seed`` (without random_start; also the state during the draws)
+        self.info_cache: dict[tuple[int, tuple[int, ...], tuple[int, ...]], str] = {}
         self.root_match = Match(self.rules)
         self.root_match.reset(seed=self.seed)
         self.start = self.root_match.game.start
-        hunters = {s for piece, s in self.start.items() if piece != MR_X}
-        self.mr_x_starts = tuple(sorted(set(self.rules.start_deck_mr_x) - hunters))
+        self.hunters = tuple(p for p in self.rules.pieces if p != MR_X)  # seat order
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS, max_chance_outcomes=200 if self.random_start else 0,
             num_players=2,
@@ -109,8 +114,9 @@ class ScotlandYardGame(pyspiel.Game):  # type: ignore[misc]
         return self
 
     def new_initial_state(self, start: dict[str, int] | None = None) -> ScotlandYardState:
-        """The start of a game (stations from ``seed``, or ``start``; with ``random_start``
-        and no ``start``, the chance node that draws Mr X's station)."""
+        """The start of a game: with ``random_start`` (the default) and no ``start``, the
+        chance nodes that deal the start stations (R-SETUP); else the stations of ``start``,
+        or of ``seed``."""
         return ScotlandYardState(self, start)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
@@ -121,9 +127,13 @@ class ScotlandYardGame(pyspiel.Game):  # type: ignore[misc]
     def deserialize_state(self, text: str) -> ScotlandYardState:
         """The state :meth:`ScotlandYardState.serialize` wrote."""
         data = json.loads(text)
-        if data.get("chance") is not None:
+        chance = data.get("chance")
+        if chance is not None:
             state = self.new_initial_state()
-            state.apply_action(int(data["chance"]))
+            for a in chance if isinstance(chance, list) else [chance]:  # (an int: Mr X's, v1)
+                state.apply_action(int(a))
+            while state.is_chance_node():  # a draw of one outcome is not written
+                state.apply_action(state.legal_actions()[0])
         else:
             state = self.new_initial_state({str(k): int(v) for k, v in data["start"].items()})
         for a in data["actions"]:
@@ -138,7 +148,8 @@ class ScotlandYardState(pyspiel.State):  # type: ignore[misc]
         """A new game of ``game``'s rules."""
         super().__init__(game)
         self._sy_game = game
-        self.chance: int | None = None  # Mr X's start drawn at the chance node
+        self.chance: tuple[int, ...] = ()  # the stations dealt at chance nodes, in deal order
+        self._deal: dict[str, int] = {}  # the start stations dealt so far
         self._at_chance = start is None and game.random_start
         # OpenSpiel clones a state through here, then copies its attributes: start from a
         # copy of the game's first position rather than a new game
@@ -148,6 +159,8 @@ class ScotlandYardState(pyspiel.State):  # type: ignore[misc]
             self.match = Match(game.rules)
             self.match.reset(start=start)
         self.actions: list[int] = []
+        if self._at_chance:
+            self._skip_forced_draws()
 
     # ---- turn -------------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -159,32 +172,62 @@ class ScotlandYardState(pyspiel.State):  # type: ignore[misc]
             return int(pyspiel.PlayerId.TERMINAL)
         return 0 if sel == MR_X else 1
 
+    # ---- the deal: chance nodes -------------------------------------------------------------
+    def _dealing(self) -> str:
+        """The piece whose start station the chance node draws: the hunters in seat order,
+        then Mr X (as R-SETUP's deal, whose joint distribution this is: each hunter uniformly
+        from the detectives' deck less the stations dealt, then Mr X uniformly from his deck
+        less the hunters' stations, what the detectives know of him)."""
+        hunters = self._sy_game.hunters
+        return hunters[len(self._deal)] if len(self._deal) < len(hunters) else MR_X
+
+    def _draws(self) -> list[int]:
+        """The stations the current chance node may draw (sorted, each equally likely)."""
+        rules = self._sy_game.rules
+        taken = set(self._deal.values())
+        deck = rules.start_deck_mr_x if self._dealing() == MR_X else rules.start_deck_detectives
+        return sorted(set(deck) - taken)
+
+    def _skip_forced_draws(self) -> None:
+        """Deal the draws that have one outcome (``tiny``'s one detective card) without a
+        chance node."""
+        while self._at_chance and len(draws := self._draws()) == 1:
+            self._deal_one(draws[0])
+
+    def _deal_one(self, station: int) -> None:
+        self._deal[self._dealing()] = station
+        if MR_X in self._deal:
+            self.match.reset(start=dict(self._deal))
+            self._at_chance = False
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """Mr X's possible start stations, each equally likely (the chance node's actions are
-        station numbers)."""
-        starts = self._sy_game.mr_x_starts
-        return [(s, 1.0 / len(starts)) for s in starts]
+        """The stations the piece being dealt may start on, each equally likely (the chance
+        node's actions are station numbers; :meth:`_dealing` says whose)."""
+        draws = self._draws()
+        return [(s, 1.0 / len(draws)) for s in draws]
 
     def _legal_actions(self, player: int) -> list[int]:
         if self._at_chance:
-            return list(self._sy_game.mr_x_starts) if player == int(pyspiel.PlayerId.CHANCE) else []
+            return self._draws() if player == int(pyspiel.PlayerId.CHANCE) else []
         return list(self.match.legal_actions()) if player == self.current_player() else []
 
     def _apply_action(self, action: int) -> None:
         if self._at_chance:
-            if int(action) not in self._sy_game.mr_x_starts:
-                raise ValueError(f"{action} is not one of Mr X's start stations "
-                                 f"{list(self._sy_game.mr_x_starts)}")
-            self.match.reset(start={**self._sy_game.start, MR_X: int(action)})
-            self.chance = int(action)
-            self._at_chance = False
+            draws = self._draws()
+            if int(action) not in draws:
+                who = "Mr X" if self._dealing() == MR_X else self._dealing()
+                raise ValueError(f"{action} is not one of {who}'s start stations {draws}")
+            self.chance = (*self.chance, int(action))
+            self._deal_one(int(action))
+            self._skip_forced_draws()
             return
         self.match.apply(int(action))
         self.actions.append(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == int(pyspiel.PlayerId.CHANCE):
-            return f"Mr X starts at {action}"
+            piece = self._dealing() if self._at_chance else MR_X
+            return f"{'Mr X' if piece == MR_X else piece} starts at {action}"
         return describe_action(action)
 
     def is_terminal(self) -> bool:
@@ -240,9 +283,11 @@ class ScotlandYardState(pyspiel.State):  # type: ignore[misc]
         g = self.match.game
         public = Record.from_game(g).public()
         world: Game = public.reconstruct(random.Random(seed))
-        if self.chance is not None:
+        if self.chance:  # the same public deal, Mr X's draw from the world
             state = self._sy_game.new_initial_state()
-            state.apply_action(world.start[MR_X])
+            while state.is_chance_node():
+                piece = state._dealing()
+                state.apply_action(world.start[piece])
         else:
             state = self._sy_game.new_initial_state(dict(world.start))
         for _piece, move in world.moves:
