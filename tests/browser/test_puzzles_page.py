@@ -72,10 +72,10 @@ def test_a_puzzle_is_solved_by_tapping_and_the_result_is_in_view(
     p = next(q for q in load_puzzles() if q.rounds == 1 and len(q.solution) >= 3)
     page = open_puzzle(new_page, server, p.id, size)
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["viewport"]["width"]
-    in_viewport(page, ".puzzle-board .board-svg")
-    if size == "1280x800":  # beside the board; on the phone the panel is under it
-        in_viewport(page, ".puzzle-task")
-    assert font_px(page, ".puzzle-task") >= 14
+    # the board, the task, every detective's move and Check: in view without scrolling
+    for sel in (".puzzle-board .board-svg", ".puzzle-task", ".puzzle-moves", "#puzzle-check"):
+        in_viewport(page, sel)
+    assert font_px(page, ".puzzle-task") >= 14 and font_px(page, ".puzzle-move") >= 12
     play(page, list(p.solution), touch=size == "390x844")
     page.locator("#puzzle-check").click()
     page.wait_for_selector("#puzzle-result.ok")
