@@ -457,3 +457,17 @@ def test_a_database_of_the_first_release_opens_and_plays(tmp_path):
         g = create(client, detectives=1)
         assert client.get(f"/api/games/{g['game_id']}/state",
                           params={"token": g["tokens"]["X"]}).status_code == 200
+
+
+# ---- my games -----------------------------------------------------------------------------------------
+def test_rest_state_says_when_the_last_move_was_made(client, socks):
+    import time
+
+    g = create(client, detectives=1)
+    assert rest_state(client, g, "X")["last_move_at"] is None  # no move yet
+    wx, _, sx = socks.open(g, "X")
+    before = time.time()
+    send(wx, type="move", move=sx["view"]["legal_moves"][0], id=1)
+    until(wx, lambda m: m["type"] == "ack")
+    at = rest_state(client, g, "detectives")["last_move_at"]
+    assert before - 1 <= at <= time.time() + 1

@@ -470,7 +470,9 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         """The same body as the WebSocket ``state`` message, plus role and pieces."""
         room, name, role, pieces = await authorized(game_id, request, token)
         body = room.state(room.view_key(role, pieces))
-        body.update(role=role, pieces=list(pieces), token_name=name, game_id=game_id)
+        last = await games().db.read(games().store.last_move_at, game_id)  # for "My games"
+        body.update(role=role, pieces=list(pieces), token_name=name, game_id=game_id,
+                    last_move_at=last)
         games().release(room)
         return JSONResponse(body, headers=NO_STORE)
 

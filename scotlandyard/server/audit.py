@@ -27,7 +27,7 @@ STATION_KEYS = ("station", "mr_x_station", "salt", "start", "X")
 STATION_PLACES = re.compile(r"\.view\.(log\[\d+\]\.station|mr_x_station|start|tickets\.X"
                             r"|rules\.start_deck_mr_x)|\.seats\.X|\.absent\.(seats|handed)\.X")
 # the fields a REST state body adds to the state frame's
-REST_ONLY = ("role", "pieces", "token_name", "game_id")
+REST_ONLY = ("role", "pieces", "token_name", "game_id", "last_move_at")
 
 
 class LeakFound(AssertionError):

@@ -438,6 +438,12 @@ class Store:
         with self._read() as db:
             return db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
 
+    def last_move_at(self, game_id: str) -> float | None:
+        """When the game's last move was stored (Unix time), or ``None`` before the first."""
+        with self._read() as db:
+            row = db.execute("SELECT MAX(at) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
     def game_ids(self, status: str | None = None) -> list[str]:
         """Every game id (or those with ``status`` ``playing``/``over``), oldest first."""
         with self._read() as db:

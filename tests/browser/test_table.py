@@ -289,3 +289,88 @@ def test_counted_words_use_the_plural_rules_of_each_language(table_server: str,
                          "5 nowych wiadomości", "22 nowe wiadomości"]
     assert got["ru"] == ["0 новых сообщений", "1 новое сообщение", "2 новых сообщения",
                          "5 новых сообщений", "22 новых сообщения"]
+
+
+def _takeover_by_computer(base: str, g: dict[str, Any], name: str, piece: str) -> None:
+    """Let the computer play ``piece`` through the protocol (the page has no button for one's
+    own seat)."""
+    from websockets.sync.client import connect
+
+    with connect(base.replace("http", "ws") + f"/ws/{g['game_id']}?token={g['tokens'][name]}") as ws:
+        ws.send(json.dumps({"type": "takeover", "piece": piece, "agent": "random"}))
+        while (m := json.loads(ws.recv(timeout=10))).get("type") != "state" \
+                or m["seats"][piece]["kind"] != "ai":
+            pass
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_my_games_shows_opponents_time_since_the_last_move_and_the_result(
+        table_server: str, new_page: Any, artifacts: Path, size: str) -> None:
+    import re
+
+    from websockets.sync.client import connect
+
+    hard = {"kind": "ai", "agent": "hard"}
+    vs_computer = create_game(table_server, detectives=2, play_as="X", seats={"D1": hard, "D2": hard})
+    vs_people = create_game(table_server, detectives=2)
+    finished = create_game(table_server, detectives=1, seats={"D1": {"kind": "ai", "agent": "random"}})
+    page = new_page(**SIZES[size])
+    for g, name in ((finished, "X"), (vs_people, "detectives"), (vs_computer, "X")):
+        open_game(page, table_server + g["links"][name])
+    # Mr X of the game between people moves (another browser, here the protocol)
+    with connect(table_server.replace("http", "ws")
+                 + f"/ws/{vs_people['game_id']}?token={vs_people['tokens']['X']}") as ws:
+        while (m := json.loads(ws.recv(timeout=10))).get("type") != "state":
+            pass
+        ws.send(json.dumps({"type": "move", "move": m["view"]["legal_moves"][0], "id": 1}))
+        while json.loads(ws.recv(timeout=10)).get("type") != "ack":
+            pass
+    _takeover_by_computer(table_server, finished, "X", "X")  # the computer finishes it
+    for _ in range(600):
+        st = httpx.get(f"{table_server}/api/games/{finished['game_id']}/state",
+                       params={"token": finished["tokens"]["X"]}).json()
+        if st["view"]["outcome"]:
+            break
+        page.wait_for_timeout(100)
+    out = st["view"]["outcome"]
+    page.goto(table_server + "/")
+    page.wait_for_selector(".lobby[data-ready='1']")
+    page.wait_for_function("() => ![...document.querySelectorAll('#my-games-list .mygame-status')]"
+                           ".some((e) => e.textContent === '…')")
+
+    def row(g: dict[str, Any]) -> Any:
+        return page.locator(f"#my-games-list li[data-game='{g['game_id']}']")
+
+    r = row(vs_computer)
+    assert r.locator(".mygame-vs").inner_text() == "Mr X · against the computer (hard)"
+    assert r.locator(".mygame-status").inner_text() == "Round 1 · Your move"
+    assert r.locator(".mygame-when").inner_text() == "no move yet"
+    assert "your-move" in (r.get_attribute("class") or "")
+    r = row(vs_people)
+    assert r.locator(".mygame-vs").inner_text() == "the detectives · against Mr X"
+    assert r.locator(".mygame-status").inner_text() == "Round 1 · Your move"
+    assert re.fullmatch(r"last move (now|\d+ seconds? ago)", r.locator(".mygame-when").inner_text())
+    assert r.get_attribute("title") == vs_people["game_id"]  # the id only as a tooltip
+    r = row(finished)
+    won = "over: you won" if out["winner"] == "mr_x" else "over: you lost"
+    reason = r.locator(".mygame-status").inner_text()
+    assert reason.startswith(f"{won} · "), reason
+    assert f"round {out['round']}" in reason
+    assert r.locator(".mygame-vs").inner_text() == "Mr X · against the computer (random)"
+    # legible, and inside the screen once scrolled to
+    page.locator("#my-games").scroll_into_view_if_needed()
+    for g in (vs_computer, vs_people, finished):
+        for part in (".mygame-vs", ".mygame-status", ".mygame-when"):
+            sel = f"#my-games-list li[data-game='{g['game_id']}'] {part}"
+            box = page.locator(sel).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"], sel
+            size_px = page.eval_on_selector(sel, "e => parseFloat(getComputedStyle(e).fontSize)")
+            assert size_px >= 12, (sel, size_px)
+    page.screenshot(path=str(artifacts / f"table-my-games-{size}.png"), full_page=True)
+    # the other languages word it too (Intl.RelativeTimeFormat for the time)
+    page.select_option("#lang-picker", "ru")
+    page.wait_for_function("id => document.querySelector(`#my-games-list li[data-game='${id}'] "
+                           ".mygame-vs`)?.textContent.includes('против')", arg=vs_computer["game_id"])
+    assert row(vs_computer).locator(".mygame-vs").inner_text() == "Мистер Х · против: компьютер (сложный)"
+    assert row(vs_computer).locator(".mygame-when").inner_text() == "ходов ещё не было"
+    assert row(vs_people).locator(".mygame-when").inner_text().startswith("последний ход ")

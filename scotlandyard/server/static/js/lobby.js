@@ -2,7 +2,7 @@
 // "Play with friends" (rules, seats, clock; create a game, share the invite links).
 
 import { createGame, getPresets } from "./api.js";
-import { forgetGame, gameStatus, myGames, turnText } from "./mygames.js";
+import { forgetGame, gameStatus, myGames, showGame } from "./mygames.js";
 import { pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { h } from "./dom.js";
@@ -83,13 +83,15 @@ export class Lobby {
 
   // ---- my games ---------------------------------------------------------------------------------------
   async renderMyGames() {
+    this.myStates ??= new Map(); // game id -> state body, to word again in another language
     const games = myGames();
     const card = this.root.querySelector("#my-games");
     const list = card.querySelector("#my-games-list");
     card.hidden = games.length === 0;
-    list.replaceChildren(...games.map((g) => h("li", { dataset: { game: g.id } },
-      h("a", { href: `/game/${encodeURIComponent(g.id)}`, class: "btn btn-small", text: t("mygames.resume") }),
-      " ", h("code", { text: g.id }), " ", h("span", { class: "mygame-status", text: "…" }))));
+    list.replaceChildren(...games.map((g) => h("li", { class: "mygame", dataset: { game: g.id }, title: g.id },
+      h("div", { class: "mygame-main" }, h("strong", { class: "mygame-vs", text: "…" }),
+        h("span", { class: "mygame-status", text: "…" }), h("span", { class: "mygame-when" })),
+      h("a", { href: `/game/${encodeURIComponent(g.id)}`, class: "btn btn-small", text: t("mygames.resume") }))));
     await Promise.all(games.map(async (g) => {
       const li = list.querySelector(`li[data-game="${CSS.escape(g.id)}"]`);
       const st = await gameStatus(g);
@@ -99,9 +101,9 @@ export class Lobby {
         li.remove();
         return;
       }
-      const text = st ? `${t(`role.${st.role}`)} · ${t("status.round")} ${st.view.round} · ${turnText(st)}` : "";
-      li.querySelector(".mygame-status").textContent = text;
-      li.classList.toggle("your-move", !!st && turnText(st) === t("mygames.your_move"));
+      if (st) showGame(li, st); // opponents, whose turn or the result, time since the last move
+      if (st) this.myStates.set(g.id, st);
+      else li.querySelector(".mygame-status").textContent = "";
     }));
     card.hidden = list.children.length === 0;
   }
@@ -228,6 +230,10 @@ export class Lobby {
     this.quickLevels();
     this.renderChoices();
     if (this.created) this.renderLinks();
+    for (const [id, st] of this.myStates ?? []) {
+      const li = this.root.querySelector(`#my-games-list li[data-game="${CSS.escape(id)}"]`);
+      if (li) showGame(li, st);
+    }
   }
 
   /** The "I play" and clock choices. */
