@@ -39,14 +39,6 @@ def open_game(page: Any, url: str) -> Any:
     return page
 
 
-def show_tab(page: Any, tab: str) -> None:
-    """On a phone, open that tab of the bottom sheet (move / log / players / chat); elsewhere
-    every panel is shown and there are no tabs."""
-    button = page.locator(f"#tab-{tab}")
-    if button.is_visible():
-        button.click()
-
-
 def in_view(page: Any, selector: str, min_font: float = 12.0) -> dict[str, float]:
     """Assert that ``selector`` is inside the viewport, with legible text; its box."""
     box = page.locator(selector).first.bounding_box()
@@ -86,8 +78,7 @@ def test_a_player_leaves_the_computer_takes_over_and_he_takes_his_seat_back(
                         "?.dataset.left) < n", arg=first, timeout=3000)  # it counts down, live
     a.screenshot(path=str(artifacts / f"table-absent-countdown-{size}.png"))
     # at zero the computer plays D1 at the game's level; everyone is told
-    show_tab(a, "players")
-    a.wait_for_selector("#players tr[data-piece='D1'] .seat-ai", timeout=(ABSENT_TIMEOUT + 10) * 1000)
+    a.wait_for_selector("#players tr[data-piece='D1'] .seat-ai", timeout=(ABSENT_TIMEOUT + 10) * 1000, state="attached")
     assert "The computer now plays Detective 1 (level: easy)" in a.inner_text("#toast")
     assert a.locator("#absent").is_hidden()
     a.wait_for_selector(f"{GAME}[data-my-turn='1']", timeout=30_000)  # it moved for D1 (and D2)
@@ -107,10 +98,9 @@ def test_a_player_leaves_the_computer_takes_over_and_he_takes_his_seat_back(
     in_view(b, "#absent-reclaim")
     b.screenshot(path=str(artifacts / f"table-absent-back-{size}.png"))
     b.locator("#absent-reclaim").click()
-    show_tab(b, "players")
-    b.wait_for_selector("#players tr[data-piece='D1'] .seat-human")
+    b.wait_for_selector("#players tr[data-piece='D1'] .seat-human", state="attached")
     assert back.is_hidden()
-    a.wait_for_selector("#players tr[data-piece='D1'] .seat-human")
+    a.wait_for_selector("#players tr[data-piece='D1'] .seat-human", state="attached")
 
 
 def test_handing_someone_elses_seat_over_asks_first(table_server: str, new_page: Any,
@@ -207,6 +197,15 @@ def test_offers_appear_next_to_the_move_box_with_accept_and_decline(
     d.wait_for_selector("#offer", state="hidden")
 
 
+def open_chat(page: Any, size: str) -> None:
+    """Show the chat: its button on the "You play" line, or on a phone the sheet's chat tab."""
+    if size == "phone":
+        page.click("#tab-chat")
+    elif page.get_attribute("#chat", "data-open") != "1":
+        page.click("#chat-toggle")
+    page.wait_for_selector("#chat-body", state="visible")
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 def test_chat_panel_with_unread_badge_and_a_team_switch(
         table_server: str, new_page: Any, artifacts: Path, size: str) -> None:
@@ -214,28 +213,28 @@ def test_chat_panel_with_unread_badge_and_a_team_switch(
     d1 = open_game(new_page(**SIZES[size]), table_server + g["links"]["D1"])
     d2 = open_game(new_page(**SIZES[size]), table_server + g["links"]["D2"])
     x = open_game(new_page(**SIZES[size]), table_server + g["links"]["X"])
-    # a panel right under the move box, folded: its header is in view at 1280x800
-    if size == "laptop":
+    badge_of = "#tab-chat-badge" if size == "phone" else "#chat-toggle-badge"
+    if size == "laptop":  # folded: its button (with the badge) in the status, in view
         in_view(d1, "#chat-toggle")
-        assert d1.locator("#chat").bounding_box()["y"] > d1.locator("#turn").bounding_box()["y"]
-    assert d1.get_attribute("#chat", "data-open") == "0" and d1.locator("#chat-unread").is_hidden()
-    show_tab(x, "chat")
-    x.click("#chat-toggle")
+        assert d1.locator("#chat").is_hidden()
+    assert d1.locator(badge_of).is_hidden()
+    open_chat(x, size)
     assert x.locator("#chat-channel button").count() == 1  # Mr X: the table only, no switch
     assert x.get_attribute("#chat-input", "placeholder") == "Write a message"
     x.fill("#chat-input", "catch me if you can")
     x.click("#chat-send")
-    badge = d1.locator("#chat-unread")
-    if size == "phone":  # on the chat tab of the bottom sheet (test_phone.py), then in the panel
-        d1.locator("#tab-chat-badge").wait_for()
-        assert d1.inner_text("#tab-chat-badge") == "1"
-        show_tab(d1, "chat")
+    badge = d1.locator(badge_of)
     badge.wait_for()
-    assert badge.inner_text() == "1" and badge.get_attribute("aria-label") == "1 new message"
-    d1.locator("#chat-toggle").scroll_into_view_if_needed()
-    in_view(d1, "#chat-toggle")
-    d1.click("#chat-toggle")
-    d1.wait_for_selector("#chat-unread", state="hidden")  # read
+    assert badge.inner_text() == "1"
+    in_view(d1, badge_of)
+    if size == "laptop":
+        assert badge.get_attribute("aria-label") == "1 new message"
+    open_chat(d1, size)
+    d1.wait_for_selector(badge_of, state="hidden")  # read
+    if size == "laptop":  # the panel right under the move box
+        chat, play = d1.locator("#chat").bounding_box(), d1.locator("#play").bounding_box()
+        if play:
+            assert 0 <= chat["y"] - (play["y"] + play["height"]) <= 12, (chat, play)
     # a clear switch: the team or the whole table, said in the box too
     table = d1.locator("#chat-channel button[data-channel='table']")
     team = d1.locator("#chat-channel button[data-channel='team']")
@@ -258,11 +257,8 @@ def test_chat_panel_with_unread_badge_and_a_team_switch(
                 "#chat-channel button[data-channel='team']"):
         in_view(d1, sel)
     d1.screenshot(path=str(artifacts / f"table-chat-{size}.png"))
-    if size == "phone":
-        d2.wait_for_function("() => document.querySelector('#tab-chat-badge').textContent === '2'")
-        show_tab(d2, "chat")
-    d2.locator("#chat-unread").wait_for()
-    assert d2.inner_text("#chat-unread") == "2"  # the table message and the team one
+    d2.locator(badge_of).wait_for()
+    d2.wait_for_function("s => document.querySelector(s).textContent === '2'", arg=badge_of)
     x.wait_for_timeout(500)
     assert x.locator("#chat-log li[data-channel='team']").count() == 0  # never to Mr X
     assert "74" not in x.inner_text("#chat-log")

@@ -1,8 +1,10 @@
 // The game page's chat, a panel right under the move box: the table chat (every player;
 // spectators read it) and the detectives' team chat (only detective tokens ever receive it: the
-// server decides, docs/protocol.md), with a clear switch between the two for the detectives and
-// a badge counting the messages not seen yet (the panel folded, or out of sight). Messages are
-// drawn with textContent, never as HTML.
+// server decides, docs/protocol.md), with a clear switch between the two for the detectives.
+// Beside the board the panel opens and folds with a "Chat" button on the "You play" line, whose
+// badge counts the messages not seen yet (the panel folded, or out of sight); on a phone it is
+// the bottom sheet's chat tab (game.js bindSheet, with the tab's own badge). Messages are drawn
+// with textContent, never as HTML.
 
 import { t } from "./i18n.js";
 import { h } from "./dom.js";
@@ -11,12 +13,14 @@ import { tp } from "./plural.js";
 
 const OPEN_KEY = "sy.chat.open";
 
+const PHONE = "(max-width: 600px)"; // app.css: the phone layout, chat in its own tab
+
 function readOpen() {
   try { return localStorage.getItem(OPEN_KEY) === "1"; } catch (_) { return false; }
 }
 
 export class ChatPanel {
-  constructor(page, anchor) {
+  constructor(page, anchor, header) {
     this.page = page;
     this.messages = new Map(); // n -> message
     this.unread = 0;
@@ -24,11 +28,12 @@ export class ChatPanel {
     this.channelValue = "table";
     this.open = readOpen();
     this.inSight = false;
+    // the count, in the panel's heading (game.js mirrors it on a phone's chat tab) and on the button
     this.badge = h("span", { class: "chat-badge", id: "chat-unread", hidden: true });
-    this.toggle = h("button", { type: "button", class: "chat-head", id: "chat-toggle", "aria-controls": "chat-body",
+    this.buttonBadge = h("span", { class: "chat-badge", id: "chat-toggle-badge", hidden: true });
+    this.toggle = h("button", { type: "button", class: "chat-head btn btn-small", id: "chat-toggle", "aria-controls": "chat",
       onclick: () => this.setOpen(!this.open) },
-    h("span", { class: "chat-title", id: "chat-title", text: t("chat.title") }), this.badge,
-    h("span", { class: "chat-chevron", "aria-hidden": "true" }));
+    h("span", { class: "chat-title", text: t("chat.title") }), this.buttonBadge);
     this.channel = h("div", { class: "chat-switch", id: "chat-channel", role: "group", "aria-label": t("chat.channel") });
     this.log = h("ol", { id: "chat-log", class: "chat-log", "aria-live": "polite" });
     this.empty = h("p", { class: "chat-empty hint", text: t("chat.empty") });
@@ -39,7 +44,8 @@ export class ChatPanel {
     this.agree = h("label", { class: "toggle chat-agree" },
       h("input", { type: "checkbox", id: "chat-agree" }), h("span", { text: t("chat.record") }));
     this.body = h("div", { class: "chat-body", id: "chat-body" }, this.channel, this.log, this.empty, this.form, this.agree);
-    this.card = h("section", { class: "card chat", id: "chat", "aria-labelledby": "chat-title" }, this.toggle, this.body);
+    this.card = h("section", { class: "card chat", id: "chat", "aria-labelledby": "chat-title", dataset: { sheet: "chat" } },
+      h("h2", { class: "chat-heading" }, h("span", { id: "chat-title", text: t("chat.title") }), " ", this.badge), this.body);
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       const text = this.input.value.trim();
@@ -50,6 +56,7 @@ export class ChatPanel {
       this.page.socket.send({ type: "chat_record", agree: e.target.checked });
     });
     anchor.after(this.card);
+    header.append(this.toggle);
     if (typeof IntersectionObserver !== "undefined") {
       new IntersectionObserver((entries) => {
         this.inSight = entries.some((e) => e.isIntersecting);
@@ -62,12 +69,11 @@ export class ChatPanel {
 
   /** Whether the player can see the messages now. */
   seen() {
-    return this.open && this.inSight && !document.hidden;
+    return (this.open || matchMedia(PHONE).matches) && this.inSight && !document.hidden;
   }
 
   setOpen(open, remember = true) {
     this.open = open;
-    this.body.hidden = !open;
     this.toggle.setAttribute("aria-expanded", open ? "true" : "false");
     this.card.dataset.open = open ? "1" : "0";
     if (remember) {
@@ -85,9 +91,11 @@ export class ChatPanel {
   }
 
   showBadge() {
-    this.badge.hidden = this.unread === 0;
-    this.badge.textContent = String(this.unread);
-    this.badge.setAttribute("aria-label", tp("chat.unread", this.unread));
+    for (const badge of [this.badge, this.buttonBadge]) {
+      badge.hidden = this.unread === 0;
+      badge.textContent = String(this.unread);
+      badge.setAttribute("aria-label", tp("chat.unread", this.unread));
+    }
     this.card.dataset.unread = String(this.unread);
   }
 

@@ -33,10 +33,12 @@ export class GameExtras {
     this.clock.card.after(this.alerts);
     this.absent = new AbsentPanel(page, this.alerts);
     this.offers = new OfferPanel(page, this.alerts);
-    this.alerts.after(h("div", { class: "takeback-box" }, // asked where the answer comes
+    // asked where the answer comes: above the move box (on a phone, in the sheet's move tab)
+    page.root.querySelector("#sheet").prepend(h("div", { class: "takeback-box", dataset: { sheet: "move" } },
       h("button", { type: "button", class: "btn btn-small", id: "btn-takeback", text: t("takeback.ask"), hidden: true,
         onclick: () => page.socket.send({ type: "takeback" }) })));
-    this.chat = new ChatPanel(page, page.root.querySelector("#play")); // right under the move box
+    // right under the move box; its button on the "You play" line of the status
+    this.chat = new ChatPanel(page, page.root.querySelector("#play"), page.root.querySelector(".status .role-line"));
     side.append(this.tableCard);
     const outcome = page.root.querySelector("#outcome");
     this.explainBox = h("div", { id: "end-explain", class: "end-explain" });
