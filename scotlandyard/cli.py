@@ -21,7 +21,7 @@ from rich.markup import escape
 from . import cli_render as render
 from .cli_play import HUMAN, TerminalGame, check_controller
 from .game import Game
-from .record import Record, RecordError
+from .record import Record, RecordError, printable
 from .rules import Rules, RulesError, preset_info
 from .view import PlayerView
 
@@ -54,8 +54,8 @@ def _console() -> Console:
 
 def _fail(message: str) -> None:
     """Print ``message`` to stderr and exit with status 1."""
-    Console(stderr=True, highlight=False).print(f"[red]error:[/] {escape(message)}",
-                                                soft_wrap=True)
+    text = escape(printable(message, newlines=True))  # no control characters from a file
+    Console(stderr=True, highlight=False).print(f"[red]error:[/] {text}", soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -139,11 +139,14 @@ def replay(
         v = game.view(viewer)
         return v.public() if public else v
 
-    out.print(f"[bold]{escape(record.event or 'Game')}[/] — {escape(record.preset)} rules"
-              f"{', ' + escape(record.date) if record.date else ''}"
+    def text(value: str) -> str:  # a record's text, shown as text (no control characters)
+        return escape(printable(value))
+
+    out.print(f"[bold]{text(record.event or 'Game')}[/] — {text(record.preset)} rules"
+              f"{', ' + text(record.date) if record.date else ''}"
               f"{' (public record: Mr X hidden)' if public else ''}")
     if record.players:
-        out.print("Players: " + ", ".join(f"{render.piece_name(p)} {n}"
+        out.print("Players: " + ", ".join(f"{render.piece_name(p)} {text(n)}"
                                           for p, n in record.players.items()))
     start = ", ".join(f"{render.piece_name(p)} {s}" for p, s in game.start.items()
                       if not (public and p == "X"))
@@ -268,7 +271,7 @@ def check(
         summary = Record.load(file).check()
     except RecordError as exc:
         _fail(str(exc))
-    _console().print(f"OK: {escape(summary)}", soft_wrap=True)
+    _console().print(f"OK: {escape(printable(summary))}", soft_wrap=True)
 
 
 @app.command()

@@ -57,7 +57,8 @@ from .game import Game, GameError, Outcome, Reason, Winner
 from .move import MR_X, Move, NotationError, is_piece_id, parse_hidden
 from .rules import PRESET_TABLE, Preset, Rules, RulesError, preset_info
 
-__all__ = ["FORMAT", "VERSION", "Record", "RecordError", "RecordMove", "closest_preset"]
+__all__ = ["FORMAT", "VERSION", "Record", "RecordError", "RecordMove", "closest_preset",
+           "printable"]
 
 FORMAT = "scotlandyard-record"
 VERSION = 1
@@ -82,6 +83,24 @@ MESSAGE_LIMIT = 600
 """The longest error message (then ``...``), whatever an inner check quoted."""
 
 
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                      "\u2066-\u2069]")
+_CONTROL_NL = re.compile("[\x0a" + _CONTROL.pattern[1:])
+
+
+def printable(text: str, *, newlines: bool = False) -> str:
+    """``text`` from a record (a header, a player's name) made safe to print to a terminal:
+    every control character (ESC and the rest of C0, DEL, C1 such as CSI, and the bidi
+    embeddings, overrides and isolates) is dropped, so a header cannot move the cursor, clear
+    the screen or reorder what is shown; a tab or (unless ``newlines``) a line break becomes a
+    space first."""
+    text = text.replace("\t", " ")
+    if not newlines:
+        text = text.replace("\r\n", " ").replace("\n", " ")
+        return _CONTROL_NL.sub("", text)
+    return _CONTROL.sub("", text)
+
+
 def _q(value: Any) -> str:
     """``repr(value)`` for an error message, cut after :data:`QUOTE_LIMIT` characters."""
     if isinstance(value, str) and len(value) > QUOTE_LIMIT:
@@ -91,7 +110,9 @@ def _q(value: Any) -> str:
 
 
 def _cut(text: str) -> str:
-    """``text`` from the input, unquoted, cut after :data:`QUOTE_LIMIT` characters."""
+    """``text`` from the input, unquoted, cut after :data:`QUOTE_LIMIT` characters (without
+    its control characters: :func:`printable`)."""
+    text = printable(text)
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + "..."
 
 

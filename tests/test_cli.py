@@ -298,3 +298,26 @@ def test_cli_rules_table_and_json() -> None:
     assert set(json.loads(result.output)) == set(Rules.PRESETS)
     result = runner.invoke(app, ["rules", "nonsense"])
     assert result.exit_code != 0
+
+
+def test_replay_and_check_strip_control_characters_from_a_records_text(tmp_path) -> None:
+    """A record's headers are shown as text: an ESC sequence in the event, a player's name or
+    the preset (clear the screen, move the cursor, set the window title), a C1 CSI or a bidi
+    override never reaches the terminal from ``replay`` or ``check`` (issue 28 §5); the rest
+    of the text is kept."""
+    game = random_game(Rules.classic(), 3, 8)
+    nasty = "\x1b[2J\x1b[H\x1b]0;pwned\x07\x9b31m\u202e"
+    rec = Record.from_game(game, players={"X": f"al{nasty}ice"}, event=f"Cup {nasty}final")
+    path = tmp_path / "game.json"
+    path.write_text(rec.to_json(), encoding="utf-8")
+    shown = runner.invoke(app, ["replay", str(path)])
+    assert shown.exit_code == 0, shown.output
+    assert "Cup [2J[H]0;pwned31mfinal" in shown.output and "al[2J[H]0;pwned31mice" in shown.output
+    data = json.loads(rec.to_json())
+    data["moves"][1]["piece"] = f"D1{nasty}"  # check names the move in its error
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    checked = runner.invoke(app, ["check", str(bad)])
+    assert checked.exit_code == 1 and "move 2 (round 1, D1[2J[H]0;pwned" in checked.output
+    for out in (shown.output, checked.output):
+        assert not any(c in out for c in "\x1b\x07\x9b\u202e"), repr(out)
