@@ -25,11 +25,15 @@ file in a temporary folder), each with its own count and verdict:
    28 §1), then probe (a move onto a station he may be on, taken back) and take back a quiet
    move; counts the Mr X moves undone and the stations their possible set lost against what
    they had seen (both must be 0).
+5. **AI fairness**: six addresses fill their caps with games the computer plays alone at
+   ``max``; a person's ``hard`` Mr X must still answer within twice his pace at the 99th
+   percentile (``benchmarks/ai_fairness.py``, about 90 s).
 
     python benchmarks/server_attack.py                       # about 3 minutes
     python benchmarks/server_attack.py --games 60 --fuzz 20000 --kills 60
     python benchmarks/server_attack.py --only fuzz --fuzz 2000
     python benchmarks/server_attack.py --only takeback --takebacks 6
+    python benchmarks/server_attack.py --only fairness
 
 Exits 1 if any check failed (and prints what).
 """
@@ -1002,6 +1006,23 @@ FLOODS = {"headers": run_headers, "slowloris": run_slowloris, "networks": run_ne
 """The floods within the caps (issue 28), each at its default size."""
 
 
+def run_fairness(workdir: Path) -> Verdict:
+    """5. AI fairness (issue 28, finding 3): ``benchmarks/ai_fairness.py`` with its defaults
+    (its own table first): six addresses fill their caps with all-`max` games; a person's
+    `hard` Mr X must answer within twice his pace at the 99th percentile."""
+    import ai_fairness  # (this folder is on sys.path: the script's own)
+
+    v = Verdict("AI fairness")
+    t0 = time.monotonic()
+    out = asyncio.run(ai_fairness.run(workdir, ai_fairness.parser().parse_args([])))
+    v.counts = {k: n for k, n in out.items() if k != "ok"}
+    if not out["ok"]:
+        v.failures.append(f"p99 {out['attack p99 s']} s under attack, over twice the pace "
+                          f"({2 * ai_fairness.PACE:g} s), or a traceback in the server log")
+    v.seconds = time.monotonic() - t0
+    return v
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=30, help="AI games watched for leaks (30)")
@@ -1011,7 +1032,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--takebacks", type=int, default=6, help="takeback attack games (6)")
     ap.add_argument("--takeback-level", default="random", help="their Mr X's level (random)")
-    ap.add_argument("--only", choices=("leaks", "fuzz", "kills", *FLOODS, "takeback"),
+    ap.add_argument("--only", choices=("leaks", "fuzz", "kills", *FLOODS, "takeback",
+                                         "fairness"),
                     default=None)
     args = ap.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="sy-attack-"))
@@ -1028,6 +1050,8 @@ def main() -> None:
                 verdicts.append(run(workdir))
         if args.only in (None, "takeback"):
             verdicts.append(run_takeback(workdir, args.takebacks, args.takeback_level))
+        if args.only in (None, "fairness"):
+            verdicts.append(run_fairness(workdir))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"scotlandyard server under attack, 127.0.0.1, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")

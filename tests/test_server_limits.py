@@ -107,9 +107,9 @@ class _Busy:
 
 def test_one_client_with_many_heavy_ai_games_does_not_starve_another(tmp_path, monkeypatch):
     """One address opens eight games where the strongest level plays both sides (each always
-    wants the heavy lane); another address's first heavy AI move waits for at most one of
-    theirs, not for all eight (the lane serves addresses in turn, then each one's games in
-    order)."""
+    wants the heavy lane; D2 is a human seat nobody took); another address's first heavy AI
+    move waits for at most one of theirs, not for all eight (the lane serves addresses, by
+    /24, in turn, then each one's games in order)."""
     import httpx
 
     from scotlandyard.ai import agent_names, base
@@ -126,11 +126,11 @@ def test_one_client_with_many_heavy_ai_games_does_not_starve_another(tmp_path, m
                 assert r.status_code == 201, r.text
                 return r.json()
 
-        for _ in range(8):
-            c.portal.call(post_from, "10.0.0.1", {"detectives": 1, "seats": {"X": heavy,
+        for _ in range(8):  # (a human seat each: these are not served after the other's)
+            c.portal.call(post_from, "10.0.1.1", {"detectives": 2, "seats": {"X": heavy,
                                                                              "D1": heavy}})
         time.sleep(0.6)  # the eight games are under way, each with a move waiting in the lane
-        g = c.portal.call(post_from, "10.0.0.2", {"detectives": 1, "seats": {"X": heavy}})
+        g = c.portal.call(post_from, "10.0.2.1", {"detectives": 1, "seats": {"X": heavy}})
         t0 = time.perf_counter()
         with c.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['D1']}") as ws:
             while (msg := ws.receive_json())["type"] != "state" or msg["version"] < 1:

@@ -5,13 +5,37 @@ other back."""
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..move import Move
 from ..view import PlayerView
+
+_STOP = threading.local()
+
+
+def stop_requested() -> bool:
+    """Whether whoever asked for the move being searched in this thread no longer wants it
+    (:func:`stop_when`): a time-bound search checks this between its kernel calls (every
+    20 ms or so) and ends early with the best move found so far."""
+    check: Callable[[], bool] | None = getattr(_STOP, "check", None)
+    return check is not None and check()
+
+
+@contextlib.contextmanager
+def stop_when(check: Callable[[], bool]) -> Iterator[None]:
+    """Within the block, searches in this thread stop as soon as ``check()`` is true (a
+    cancelled AI move: the server's ``thinker`` sets a flag that ``check`` reads)."""
+    before = getattr(_STOP, "check", None)
+    _STOP.check = check
+    try:
+        yield
+    finally:
+        _STOP.check = before
 
 
 @dataclass(frozen=True)

@@ -183,7 +183,8 @@ def serve(
     if no_limits:
         limits = replace(limits, games_per_minute=0, lobby_per_minute=0, joins_per_minute=0,
                          sockets_per_client=0, sockets_per_token=0, connections_per_client=0,
-                         public_games_per_client=0, lobby_rows_per_client=0)
+                         public_games_per_client=0, lobby_rows_per_client=0,
+                         computer_games=0)
     from .edge import EdgeCounts, guarded_h11, raise_file_limit
 
     try:

@@ -57,6 +57,13 @@ class Limits:
     """Takebacks granted to each side of one game (``docs/protocol.md``, "Takeback"); one more
     is refused with ``not_allowed``. ``None``: no limit; 0: none. Each takeback lets the
     detectives try a station for Mr X once more, so the limit bounds what probing can learn."""
+    computer_games: int = 4
+    """Games the computer plays alone (every seat an AI) that one client (its address's /24 or
+    /64, ``thinker.owner_key``) may have in play at once on a server process (more: refused,
+    422); their heavy AI moves also wait behind every game with a human seat."""
+    unwatched_seconds: float = 5.0
+    """A game's AI seats stop thinking this long after its last socket closed (or after it was
+    created or loaded with none), and think again when one connects (``Room.ai_may_think``)."""
     db_wait: float = 5.0
     """A database write waits this long for a lock held by another process (a backup, the
     ``sqlite3`` shell), then is refused with a clear error; nothing is lost (the move was not

@@ -61,7 +61,7 @@ from .store import (
     StoredSeat,
     StoreError,
 )
-from .thinker import Thinker, _side, mr_x_pace, mr_x_paces
+from .thinker import Thinker, _side, mr_x_pace, mr_x_paces, owner_key
 from .tokens import Role, commitment_hash, token_hash, token_scope
 from .viewtext import ViewEncoder
 
@@ -219,6 +219,8 @@ class Room:
         now = time.monotonic()
         self._absent_since: dict[str, float] = {p: now for p in game.pieces}
         self._ai_task: asyncio.Task[None] | None = None
+        self._unwatched_since: float | None = now  # nobody connected since (None: someone is)
+        self._pause_timer: asyncio.TimerHandle | None = None
         self._writing = asyncio.Lock()  # one move or seat change at a time goes to the database
         self._stale = False  # another server process changed the game: reload (refresh_soon)
         self._refresher: asyncio.Task[None] | None = None
@@ -278,8 +280,7 @@ class Room:
                 log.error("game %s: a loss on time was not saved: %s", self.id, exc)
                 return False
         self.adjudication = outcome
-        if self._ai_task is not None:
-            self._ai_task.cancel()
+        self.cancel_ai()
         self.notice({"type": "notice", "code": "timeout_lost", "side": side})
         self.seats_changed()
         return True
@@ -300,9 +301,7 @@ class Room:
                 refusal = self.again.limit_refusal(side, cid)
                 if refusal is not None:
                     raise refusal
-            if self._ai_task is not None:  # an AI search for the position undone stops
-                self._ai_task.cancel()
-                self._ai_task = None
+            self.cancel_ai()  # an AI search for the position undone stops
             options = None
             if side is not None:
                 counts = dict(self.options.get("takebacks") or {})
@@ -374,10 +373,13 @@ class Room:
     def set_elsewhere(self, worker: str, pieces: frozenset[str]) -> None:
         """Another process said which pieces have sockets there (none: it is gone)."""
         before = {p for p in self.game.pieces if self.connected(p)}
+        watched = self.watched()
         if pieces:
             self.elsewhere[worker] = pieces
         else:
             self.elsewhere.pop(worker, None)
+        if watched != self.watched():
+            self._watch_changed()
         after = {p for p in self.game.pieces if self.connected(p)}
         now = time.monotonic()
         for p in before - after:
@@ -536,6 +538,7 @@ class Room:
         self.last_active = time.monotonic()
         before = {p for p in self.game.pieces if self.connected(p)}
         here = self.local_pieces()
+        watched, first = self.watched(), not self.connections
         self.connections.add(conn)
         conn.send(_json({"type": "welcome", "game_id": self.id, "pieces": list(conn.pieces),
                          "role": conn.role, "token_name": conn.token_name,
@@ -546,8 +549,10 @@ class Room:
             self.broadcast_state()
         else:
             self.broadcast_state(only=conn)
-        if set(conn.pieces) - here:
-            self.server.announce(self)
+        if set(conn.pieces) - here or first:
+            self.server.announce(self)  # (the first socket here: others learn it is watched)
+        if not watched:
+            self._watch_changed()
 
     def leave(self, conn: Connection) -> None:
         """A connection closed."""
@@ -562,8 +567,10 @@ class Room:
         self.absence.left(gone)  # the computer takes over, or the others may hand them over
         if gone and self.connections:
             self.broadcast_state()
-        if set(conn.pieces) - self.local_pieces():
+        if set(conn.pieces) - self.local_pieces() or not self.connections:
             self.server.announce(self)
+        if not self.watched():
+            self._watch_changed()
         self.server.release(self)
 
     def absent_for(self, piece: str) -> float:
@@ -908,13 +915,66 @@ class Room:
         return group
 
     def ai_busy(self) -> bool:
-        """Whether an AI seat is to move or thinking (the game must stay in memory)."""
-        return (self._ai_task is not None and not self._ai_task.done()) or bool(self._ai_group())
+        """Whether an AI seat is to move or thinking (the game must stay in memory); not while
+        the AI waits for someone to connect (:meth:`ai_may_think`)."""
+        return ((self._ai_task is not None and not self._ai_task.done())
+                or (bool(self._ai_group()) and self.ai_may_think()))
+
+    def watched(self) -> bool:
+        """Whether a socket (a player's or a spectator's) is open to this game, here or on
+        another server process."""
+        return bool(self.connections) or any(self.elsewhere.values())
+
+    def ai_may_think(self) -> bool:
+        """Whether the AI seats may think: while someone is connected, and for
+        ``Limits.unwatched_seconds`` after the last socket closed (a page reloading) or the
+        game was created or loaded. Then their search is cancelled (:meth:`cancel_ai`) until
+        someone connects: nobody's games think for an empty room."""
+        since = self._unwatched_since
+        return since is None or time.monotonic() - since < self.server.limits.unwatched_seconds
+
+    def _watch_changed(self) -> None:
+        """Someone connected to an unwatched game (its AI thinks again), or the last socket
+        closed (its AI stops after the grace)."""
+        if self._pause_timer is not None:
+            self._pause_timer.cancel()
+            self._pause_timer = None
+        if self.watched():
+            self._unwatched_since = None
+            self.kick_ai()
+        else:
+            self._unwatched_since = time.monotonic()
+            self._arm_pause()
+
+    def _arm_pause(self) -> None:
+        if self._pause_timer is None and self._unwatched_since is not None and not self.closed:
+            left = self._unwatched_since + self.server.limits.unwatched_seconds - time.monotonic()
+            self._pause_timer = asyncio.get_running_loop().call_later(
+                max(0.0, left) + 0.01, self._pause_if_unwatched)
+
+    def _pause_if_unwatched(self) -> None:
+        self._pause_timer = None
+        if not self.ai_may_think():
+            self.cancel_ai()
+
+    def cancel_ai(self) -> None:
+        """Stop the AI seats' thinking now (a takeback, nobody connected, the game ended): the
+        task is cancelled, its move dropped, and the search itself ends within about 20 ms
+        (the thinker sets its stop flag), so it leaves the CPU. :meth:`kick_ai` lets the AI
+        think again, from the position then."""
+        if self._ai_task is not None:
+            self._ai_task.cancel()
+            self._ai_task = None
 
     def kick_ai(self) -> None:
-        """Start the AI task if an AI seat is to move and none is thinking."""
+        """Start the AI task if an AI seat is to move and none is thinking (and someone is
+        connected, or was a moment ago: :meth:`ai_may_think`)."""
         if self._ai_task is not None and not self._ai_task.done():
             return
+        if not self.ai_may_think():
+            return
+        if not self.watched():
+            self._arm_pause()
         # with many server processes on one database, the one holding the game's lock plays
         if self._ai_group() and self.server.store.try_lock_game(self.id):
             self._ai_task = asyncio.create_task(self._ai_loop())
@@ -940,7 +1000,7 @@ class Room:
     async def _ai_moves(self) -> None:
         while True:
             group = self._ai_group()
-            if not group:
+            if not group or not self.ai_may_think():
                 return
             started = time.monotonic()
             game = self.game
@@ -981,8 +1041,9 @@ class Room:
     def close(self) -> None:
         """Stop the AI and the timers (server shutdown or eviction)."""
         self.closed = True
-        if self._ai_task is not None:
-            self._ai_task.cancel()
+        self.cancel_ai()
+        if self._pause_timer is not None:
+            self._pause_timer.cancel()
         if self._refresher is not None:
             self._refresher.cancel()
         self.absence.close()
@@ -1225,8 +1286,9 @@ class GameServer:
     def announce(self, room: Room, ask: bool = False) -> None:
         """Tell the other server processes on the database which of ``room``'s pieces have
         sockets here (``ask``: and ask them the same)."""
-        if self.store.shared:
-            self.store.announce(room.id, "p " + ",".join(sorted(room.local_pieces())))
+        if self.store.shared:  # "*": a socket is open here (a spectator's too)
+            pieces = sorted(room.local_pieces()) + (["*"] if room.connections else [])
+            self.store.announce(room.id, "p " + ",".join(pieces))
             if ask:
                 self.store.announce(room.id, "q")
 
@@ -1372,7 +1434,11 @@ class GameServer:
                         names: list[str], *, hotseat: bool, seed: int | None, public: bool,
                         options: dict[str, Any], you: str | None,
                         owner: str | None = None) -> dict[str, Any]:
-        """Store and start a new game with tokens ``names``; the ``POST /api/games`` answer."""
+        """Store and start a new game with tokens ``names``; the ``POST /api/games`` answer.
+        A game without a human seat is refused (:class:`SetupError`) when ``owner`` has
+        ``Limits.computer_games`` of them in play already."""
+        if owner is not None and all(s.kind == "ai" for s in seats.values()):
+            self.check_computer_games(owner)
         game = Game.new(rules, start=draw_server_start(rules, seed))
         game_id = secrets.token_urlsafe(9)
         tokens = {name: secrets.token_urlsafe(24) for name in names}
@@ -1403,6 +1469,20 @@ class GameServer:
             "open": room.open_seats(),
             "clock": options.get("clock"),
         }
+
+    def check_computer_games(self, owner: str) -> None:
+        """Raise :class:`SetupError` if ``owner`` (by :func:`.thinker.owner_key`) has
+        ``Limits.computer_games`` games the computer plays alone in play in memory."""
+        cap = self.limits.computer_games
+        if cap <= 0:
+            return
+        key = owner_key(owner)
+        running = sum(1 for r in self.rooms.values()
+                      if not r.humans() and not r.over() and owner_key(r.owner) == key)
+        if running >= cap:
+            raise SetupError(f"this address already has {running} games in play that the "
+                             f"computer plays alone (at most {cap}): let one end first, or "
+                             "take a seat yourself")
 
     @staticmethod
     def _rules(req: CreateGame) -> Rules:

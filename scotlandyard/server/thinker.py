@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import math
 import multiprocessing
 import os
 import random
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ai import Agent, Budget, agent_names, make_agent
 from ..ai.agents import LEVELS
+from ..ai.interface import stop_when
 from ..game import Game
 from ..move import MR_X, Move
 from ..rules import Rules
@@ -49,11 +52,25 @@ class ThinkJob:
     agent: str
     side: str
     seed: int
+    stop_slot: int = -1
+    """The job's flag in the workers' shared stop flags (:func:`_worker_init`; -1: none): set,
+    the search ends within one kernel call (about 20 ms) and its move is dropped."""
 
 
+STOP_SLOTS = 1024
+"""Stop flags shared with the worker processes: at most this many process thinks at once can
+be stopped (one more is computed to its end if cancelled; the server never has that many)."""
+
+_STOP_FLAGS: Any = None  # the worker's view of the shared flags (a ctypes array)
 _WORKER_GAMES: OrderedDict[str, Game] = OrderedDict()
 _WORKER_AGENTS: OrderedDict[tuple[str, str, str], Agent] = OrderedDict()
 _WORKER_CACHE = 64
+
+
+def _worker_init(flags: Any) -> None:
+    """Worker process start: keep the shared stop flags (``Thinker``'s ``RawArray``)."""
+    global _STOP_FLAGS
+    _STOP_FLAGS = flags
 
 
 def _worker_ready() -> list[str]:
@@ -88,7 +105,43 @@ def think(job: ThinkJob) -> str:
         _WORKER_AGENTS.popitem(last=False)
     view: PlayerView = game.view(job.piece)
     legal = [Move.parse(t) for t in job.legal]
-    return agent.choose(view, legal, random.Random(job.seed), Budget()).notation()
+    flags, slot = _STOP_FLAGS, job.stop_slot
+    if flags is None or slot < 0:
+        return agent.choose(view, legal, random.Random(job.seed), Budget()).notation()
+
+    def stopped() -> bool:
+        return bool(flags[slot])
+
+    if stopped():  # cancelled while it waited in the queue: nobody wants it
+        return job.legal[0]
+    with stop_when(stopped):
+        return agent.choose(view, legal, random.Random(job.seed), Budget()).notation()
+
+
+def _choose_stoppable(stop: threading.Event, agent: Agent, view: PlayerView,
+                      legal: list[Move], rng: random.Random) -> Move:
+    """Thread: ``agent.choose`` that ends early once ``stop`` is set (the move is dropped)."""
+    if stop.is_set():
+        return legal[0]
+    with stop_when(stop.is_set):
+        return agent.choose(view, legal, rng, Budget())
+
+
+class _Stop:
+    """The stop switch of one think: an event (threads) and, for a worker process's think, a
+    slot of the shared flags."""
+
+    __slots__ = ("event", "flags", "slot")
+
+    def __init__(self, flags: Any = None, slot: int = -1) -> None:
+        self.event = threading.Event()
+        self.flags = flags
+        self.slot = slot
+
+    def set(self) -> None:
+        self.event.set()
+        if self.slot >= 0:
+            self.flags[self.slot] = 1
 
 
 HEAVY_LEVELS = frozenset({"hard", "max"})
@@ -163,64 +216,106 @@ def paced_wait(elapsed: float, pace: float) -> float:
     return max(1, math.ceil(elapsed / pace - 1e-9)) * pace - elapsed
 
 
+def owner_key(owner: str) -> str:
+    """Whose turn a game's heavy AI moves take in the lane (:class:`FairLane`) and whose cap
+    of computer-only games they count against: the client address's network, an IPv4 /24 or
+    an IPv6 /64 (one client can have many addresses there), or ``owner`` itself when it is not
+    an address (a game loaded from the database counts as its own owner)."""
+    try:
+        address = ipaddress.ip_address(owner)
+    except ValueError:
+        return owner
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    bits = 24 if address.version == 4 else 64
+    return str(ipaddress.ip_network(f"{address}/{bits}", strict=False))
+
+
 class FairLane:
     """At most ``slots`` holders at once; those who wait are served by owner in turn (round
     robin), and each owner's in the order they asked. An owner is who a game's moves count
     against (:attr:`Room.owner <scotlandyard.server.rooms.Room.owner>`: the address that
-    created it), so one client with many games gets one turn in every round, not one per
-    game: the others' moves never wait behind all of its games."""
+    created it, by :func:`owner_key`), so one client with many games gets one turn in every
+    round, not one per game: the others' moves never wait behind all of its games.
 
-    def __init__(self, slots: int) -> None:
-        """A free lane of ``slots`` (at least 1)."""
+    Holders are of two kinds: games with a human seat, served first, and games the computer
+    plays alone (``human=False``), served only when no human-seat game waits and holding at
+    most ``computer_slots`` of the slots together (half of them, at least one): the other slots
+    are kept for the games people play, so their moves wait behind computer-only games at
+    most while those hold the last slot (``slots`` 1)."""
+
+    def __init__(self, slots: int, computer_slots: int | None = None) -> None:
+        """A free lane of ``slots`` (at least 1), ``computer_slots`` of which computer-only
+        games may hold at once (default: half, at least one)."""
         self.slots = max(1, slots)
+        self.computer_slots = (max(1, self.slots // 2) if computer_slots is None
+                               else max(1, min(self.slots, computer_slots)))
         self.busy = 0
-        self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+        self.computer_busy = 0
+        self._waiting: dict[bool, OrderedDict[str, deque[asyncio.Future[None]]]] = {
+            True: OrderedDict(), False: OrderedDict()}
 
     @property
     def waiting(self) -> int:
         """How many wait now."""
-        return sum(len(q) for q in self._waiting.values())
+        return sum(len(q) for tier in self._waiting.values() for q in tier.values())
 
     @contextlib.asynccontextmanager
-    async def hold(self, owner: str) -> AsyncIterator[None]:
-        """Wait for a slot (in ``owner``'s turn), hold it for the block, then hand it on."""
-        await self._acquire(owner)
+    async def hold(self, owner: str, human: bool = True) -> AsyncIterator[None]:
+        """Wait for a slot (in ``owner``'s turn, after the human-seat games if ``human`` is
+        false), hold it for the block, then hand it on."""
+        await self._acquire(owner, human)
         try:
             yield
         finally:
-            self._release()
+            self._release(human)
 
-    async def _acquire(self, owner: str) -> None:
-        if self.busy < self.slots and not self._waiting:
-            self.busy += 1
+    def _may_take(self, human: bool) -> bool:
+        if self.busy >= self.slots:
+            return False
+        return human or self.computer_busy < self.computer_slots
+
+    def _take(self, human: bool) -> None:
+        self.busy += 1
+        if not human:
+            self.computer_busy += 1
+
+    async def _acquire(self, owner: str, human: bool = True) -> None:
+        blocked = self._waiting[True] or (not human and self._waiting[False])
+        if self._may_take(human) and not blocked:
+            self._take(human)
             return
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(owner, deque()).append(turn)
+        self._waiting[human].setdefault(owner, deque()).append(turn)
         try:
             await turn
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled():
-                self._release()  # handed a slot as it was cancelled: hand it on
+                self._release(human)  # handed a slot as it was cancelled: hand it on
             else:
-                queue = self._waiting.get(owner)
+                queue = self._waiting[human].get(owner)
                 if queue is not None and turn in queue:
                     queue.remove(turn)
                     if not queue:
-                        del self._waiting[owner]
+                        del self._waiting[human][owner]
             raise
 
-    def _release(self) -> None:
-        while self._waiting:
-            owner, queue = next(iter(self._waiting.items()))
-            turn = queue.popleft()
-            if queue:
-                self._waiting.move_to_end(owner)  # its next one waits for the other owners
-            else:
-                del self._waiting[owner]
-            if not turn.done():
-                turn.set_result(None)  # the slot passes on: busy stays
-                return
+    def _release(self, human: bool = True) -> None:
         self.busy -= 1
+        if not human:
+            self.computer_busy -= 1
+        for tier in (True, False):
+            waiting = self._waiting[tier]
+            while waiting and self._may_take(tier):
+                owner, queue = next(iter(waiting.items()))
+                turn = queue.popleft()
+                if queue:
+                    waiting.move_to_end(owner)  # its next one waits for the other owners
+                else:
+                    del waiting[owner]
+                if not turn.done():
+                    self._take(tier)
+                    turn.set_result(None)
 
 
 class Thinker:
@@ -231,8 +326,14 @@ class Thinker:
     A fair queue: every game has at most one move being thought at a time, and moves are
     served in the order they were asked for. The strongest levels (:data:`HEAVY_LEVELS`) go
     through a lane of their own, ``heavy`` at a time server-wide, so a cheap level never waits
-    behind them; that lane serves the games' owners (the addresses that created them) in turn
-    (:class:`FairLane`)."""
+    behind them; that lane serves games with a human seat first, the games' owners (the
+    addresses that created them) in turn, and keeps slots for games people play
+    (:class:`FairLane`).
+
+    A think whose move is no longer wanted (the game's task is cancelled, or :meth:`cancel`)
+    really stops: the search checks a stop flag between its kernel calls (shared memory with
+    the worker processes, an event for threads), so it ends within about 20 ms instead of
+    running out its budget on a CPU others need."""
 
     def __init__(self, workers: int = 0, heavy: int = 2) -> None:
         """``workers`` processes (started on first use), or 0 for threads; ``heavy``: how many
@@ -248,11 +349,22 @@ class Thinker:
                                            thread_name_prefix="sy-ai")
         self._heavy_threads = ThreadPoolExecutor(self.heavy, thread_name_prefix="sy-ai-heavy")
         self.thinking = {"light": 0, "heavy": 0}
+        self.stopped = 0
+        """Thinks stopped before their end (cancelled: a takeback, nobody watching, ...)."""
+        self._context = multiprocessing.get_context("spawn")
+        self._flags: Any = None  # the stop flags shared with the workers (made with the pool)
+        self._free_slots: list[int] = []
+        self._slot_lock = threading.Lock()
+        self._stops: dict[str, set[_Stop]] = {}  # game id -> its thinks under way
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers,
-                                             mp_context=multiprocessing.get_context("spawn"))
+            if self._flags is None:
+                self._flags = self._context.RawArray("b", STOP_SLOTS)
+                self._free_slots = list(range(STOP_SLOTS - 1, -1, -1))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=self._context,
+                                             initializer=_worker_init,
+                                             initargs=(self._flags,))
         return self._pool
 
     def warm_up(self) -> None:
@@ -262,6 +374,19 @@ class Thinker:
             pool = self._get_pool()
             for _ in range(self.workers):
                 pool.submit(_worker_ready)
+
+    def cancel(self, game_id: str) -> int:
+        """Stop every think under way for game ``game_id`` (its moves are no longer wanted:
+        a takeback, nobody watching); returns how many. The room also cancels its AI task,
+        which drops the move; this makes the search itself end (within about 20 ms)."""
+        stops = self._stops.get(game_id, set())
+        for stop in stops:
+            stop.set()
+        return len(stops)
+
+    def thinks_of(self, game_id: str) -> int:
+        """How many thinks of game ``game_id`` are under way (a stopped one until it ends)."""
+        return len(self._stops.get(game_id, ()))
 
     async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move], *,
                      pace: float = 0.0) -> Move:
@@ -290,8 +415,8 @@ class Thinker:
 
         if (seat.plays or "random") not in HEAVY_LEVELS:
             await paced("light")
-        else:
-            async with self._heavy_lane.hold(room.owner):  # owners in turn
+        else:  # owners in turn, games people play first
+            async with self._heavy_lane.hold(owner_key(room.owner), human=bool(room.humans())):
                 await paced("heavy")  # the slot is held through the pace (Mr X's think)
         if failed is not None:
             raise failed
@@ -306,6 +431,32 @@ class Thinker:
         finally:
             self.thinking[lane] -= 1
 
+    def _new_stop(self, game_id: str, process: bool) -> _Stop:
+        slot = -1
+        if process:
+            with self._slot_lock:
+                if self._free_slots:
+                    slot = self._free_slots.pop()
+        stop = _Stop(self._flags if slot >= 0 else None, slot)
+        self._stops.setdefault(game_id, set()).add(stop)
+        return stop
+
+    def _finished(self, game_id: str, stop: _Stop) -> None:
+        """Event loop: the think of ``stop`` ended (or never started): forget it."""
+        stops = self._stops.get(game_id)
+        if stops is not None:
+            stops.discard(stop)
+            if not stops:
+                del self._stops[game_id]
+
+    def _free_slot(self, stop: _Stop) -> None:
+        """Any thread: the worker is done with ``stop``'s flag, which may serve another job."""
+        if stop.slot >= 0:
+            stop.flags[stop.slot] = 0
+            with self._slot_lock:
+                self._free_slots.append(stop.slot)
+            stop.slot = -1
+
     async def _think(self, room: Room, seat: Seat, piece: str, legal: list[Move],
                      lane: str) -> Move:
         game = room.game
@@ -313,14 +464,45 @@ class Thinker:
         if not self.workers:
             view = game.view(piece)  # the AI sees its seat's view, never the game
             pool = self._heavy_threads if lane == "heavy" else self._threads
-            return await loop.run_in_executor(pool, seat.ai.choose, view, legal, seat.rng,  # type: ignore[union-attr]
-                                              Budget())
+            assert seat.ai is not None  # an AI seat has its agent (Seat.build_agent)
+            stop = self._new_stop(room.id, process=False)
+            future = pool.submit(_choose_stoppable, stop.event, seat.ai, view, legal, seat.rng)
+
+            def ended(_f: Any) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop closed: the server stopped
+                    loop.call_soon_threadsafe(self._finished, room.id, stop)
+
+            future.add_done_callback(ended)
+            try:
+                return await asyncio.wrap_future(future)
+            except asyncio.CancelledError:
+                self.stopped += 1
+                stop.set()
+                raise
+        job_stop = self._new_stop(room.id, process=True)
         job = ThinkJob(room.id, game.rules.to_dict(), game.start,
                        tuple(m.notation() for _, m in game.moves), piece,
                        tuple(m.notation() for m in legal), seat.plays or "random",
-                       _side(piece), seat.rng.getrandbits(63))
+                       _side(piece), seat.rng.getrandbits(63), job_stop.slot)
         try:
-            text = await loop.run_in_executor(self._get_pool(), think, job)
+            submitted = self._get_pool().submit(think, job)
+        except BaseException:
+            self._free_slot(job_stop)
+            self._finished(room.id, job_stop)
+            raise
+
+        def done(_f: Any) -> None:
+            self._free_slot(job_stop)
+            with contextlib.suppress(RuntimeError):  # the loop closed: the server stopped
+                loop.call_soon_threadsafe(self._finished, room.id, job_stop)
+
+        submitted.add_done_callback(done)
+        try:
+            text = await asyncio.wrap_future(submitted)
+        except asyncio.CancelledError:
+            self.stopped += 1
+            job_stop.set()  # the worker's search ends at its next check
+            raise
         except BrokenProcessPool:  # a worker died (out of memory?): new workers next time
             self._pool = None
             self._broken += 1
@@ -334,6 +516,9 @@ class Thinker:
 
     def shutdown(self) -> None:
         """Stop the worker processes and threads (a move being thought is dropped)."""
+        for stops in self._stops.values():
+            for stop in stops:
+                stop.set()
         self._threads.shutdown(wait=False, cancel_futures=True)
         self._heavy_threads.shutdown(wait=False, cancel_futures=True)
         if self._pool is not None:
