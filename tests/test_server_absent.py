@@ -127,3 +127,20 @@ def test_spectators_see_who_left_and_nothing_else(client, socks):
     socks.close(wx)
     st = until(spec, lambda m: m["type"] == "state" and "X" in m["absent"]["seats"])
     assert set(st["absent"]["seats"]["X"]) == {"away", "takeover_in"}
+
+
+def test_the_creators_choice_and_the_hand_over_survive_a_restart(tmp_path: Path):
+    db = tmp_path / "restart.sqlite3"
+    with TestClient(create_app(db, ai_delay=0, absent_timeout=TIMEOUT)) as c:
+        g = create(c, detectives=1, on_absent="wait", absent_agent="easy")
+        s = Sockets(c)
+        w1, _, _ = s.open(g, "X")
+        wd, _, _ = s.open(g, "D1")
+        s.close(wd)
+        until(w1, lambda m: m["type"] == "state" and (m["seats"]["D1"]["away"] or 0) >= TIMEOUT)
+        assert ask(w1, type="takeover", piece="D1", agent="easy")["absent"]["handed"] == {"D1": 0}
+        s.close_all()
+    with TestClient(create_app(db, ai_delay=0, absent_timeout=TIMEOUT)) as c:
+        body = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["D1"]}).json()
+        assert body["absent"]["on"] == "wait" and body["absent"]["agent"] == "easy"
+        assert body["absent"]["handed"] == {"D1": 0} and body["seats"]["D1"]["kind"] == "ai"
