@@ -266,6 +266,42 @@ def test_team_chat_reaches_detectives_only_and_table_chat_everyone(client, socks
     assert "team" in hist["D2"]
 
 
+def test_each_chat_channel_is_numbered_on_its_own(client, socks):
+    """Mr X cannot count the detectives' team messages (issue 28 §5): the bytes he receives,
+    live and in the history sent on connect, number the table chat 1, 2, 3 whatever the team
+    wrote in between; the detectives see each channel numbered on its own too."""
+    import json
+
+    g = create(client, detectives=2)
+    wx = socks.open(g, "X")[0]
+    wd = socks.open(g, "D1")[0]
+    said: list[tuple[Any, str]] = [(wd, "team"), (wd, "team"), (wx, "table"), (wd, "team"),
+                                   (wd, "table"), (wx, "table")]
+    raw: list[str] = []  # every frame Mr X's socket got, as text
+    for i, (ws, channel) in enumerate(said):
+        send(ws, type="chat", channel=channel, text=f"m{i}")
+        until(wd, lambda m: m["type"] == "chat")  # D1 gets both channels
+    send(wx, type="ping", id="done")
+    while True:
+        text = wx.receive_text()
+        raw.append(text)
+        if json.loads(text)["type"] == "pong":
+            break
+    table = [json.loads(t)["message"] for t in raw if json.loads(t)["type"] == "chat"]
+    assert [(m["n"], m["text"]) for m in table] == [(1, "m2"), (2, "m4"), (3, "m5")]
+    assert not any("team" in t or '"n":4' in t or '"n": 4' in t for t in raw)
+    with client.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['X']}") as ws:
+        recv(ws)
+        text = ws.receive_text()
+        history = json.loads(text)["messages"]
+        assert [m["n"] for m in history] == [1, 2, 3] and "team" not in text
+    with client.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['D2']}") as ws:
+        recv(ws)
+        history = recv(ws)["messages"]
+        assert [(m["channel"], m["n"]) for m in history] == [
+            ("team", 1), ("team", 2), ("table", 1), ("team", 3), ("table", 2), ("table", 3)]
+
+
 def test_table_chat_goes_into_the_record_only_when_both_sides_agree(client, socks):
     g = create(client, detectives=1)
     wx, _, _ = socks.open(g, "X")

@@ -77,8 +77,22 @@ def receives(role: str, channel: str) -> bool:
 
 
 def message(n: int, at: float, channel: str, author: str, text: str) -> dict[str, Any]:
-    """One message as clients get it (inside ``chat`` and ``chat_history`` frames)."""
+    """One message as clients get it (inside ``chat`` and ``chat_history`` frames); ``n``: its
+    number in its own channel (:func:`channel_numbers`)."""
     return {"n": n, "at": round(at, 3), "channel": channel, "from": author, "text": text}
+
+
+def channel_numbers(rows: list[tuple[int, float, str, str, str]]) -> dict[int, int]:
+    """Each stored message's number within its own channel (1, 2, ... per channel), by its
+    number in the game (``rows`` as stored, oldest first). Clients see only these: the table
+    chat's numbers run 1, 2, 3 whatever the team wrote in between, so Mr X cannot count the
+    detectives' messages."""
+    seen: dict[str, int] = {}
+    out: dict[int, int] = {}
+    for row in sorted(rows, key=lambda r: r[0]):
+        seen[row[2]] = seen.get(row[2], 0) + 1
+        out[row[0]] = seen[row[2]]
+    return out
 
 
 class ChatLimit:
@@ -113,7 +127,8 @@ class RoomChat:
         record need no database call on the event loop."""
 
     def _readable(self, role: str) -> list[dict[str, Any]]:
-        return [message(*row) for row in self.rows if receives(role, row[2])]
+        number = channel_numbers(self.rows)
+        return [message(number[row[0]], *row[1:]) for row in self.rows if receives(role, row[2])]
 
     def send_history(self, conn: Connection) -> None:
         """Send a new connection the messages it may read."""
@@ -141,7 +156,13 @@ class RoomChat:
         self.rows.append((n, at, msg.channel, conn.token_name, text))
         self.rows.sort(key=lambda r: r[0])  # posts through other processes may come between
         self.room.chat_posted_here.add(n)  # delivered below, not again by Room.refresh
-        frame = frame_text({"type": "chat", "message": message(n, at, msg.channel,
+        if sum(1 for r in self.rows if r[0] <= n) != n:  # another process's post not here yet
+            try:
+                self.rows = await server.db.read(server.store.chat, self.room.id)
+            except _DB_ERRORS:
+                pass  # numbered from what is here; the next refresh reads them all
+        number = channel_numbers(self.rows).get(n, 1)
+        frame = frame_text({"type": "chat", "message": message(number, at, msg.channel,
                                                                conn.token_name, text)})
         for other in list(self.room.connections):
             if receives(other.role, msg.channel):

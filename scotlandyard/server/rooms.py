@@ -28,7 +28,7 @@ from ..move import MR_X, Move, NotationError
 from ..rules import PRESET_TABLE, Rules, RulesError, preset_info
 from .absent import Absence, game_level
 from .again import Again
-from .chat import RoomChat
+from .chat import RoomChat, channel_numbers
 from .chat import message as chat_message
 from .chat import receives as chat_receives
 from .clock import Clock, ClockConfig, RoomClock
@@ -782,10 +782,12 @@ class Room:
         """Send this process's sockets the chat messages posted through other processes."""
         self.chat.rows = list(chat)  # the history sent on connect
         rows = [r for r in chat if r[0] > self.chat_delivered]
+        number = channel_numbers(chat)  # what clients see: each channel numbered on its own
         for n, at, channel, author, text in rows:
             if n in self.chat_posted_here:
                 continue
-            frame = _json({"type": "chat", "message": chat_message(n, at, channel, author, text)})
+            frame = _json({"type": "chat", "message": chat_message(number[n], at, channel,
+                                                                   author, text)})
             for conn in list(self.connections):
                 if chat_receives(conn.role, channel):
                     conn.send(frame)

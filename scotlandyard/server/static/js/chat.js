@@ -22,7 +22,7 @@ function readOpen() {
 export class ChatPanel {
   constructor(page, anchor, header) {
     this.page = page;
-    this.messages = new Map(); // n -> message
+    this.messages = new Map(); // "channel:n" -> message (each channel is numbered on its own)
     this.unread = 0;
     this.me = null;
     this.channelValue = "table";
@@ -131,8 +131,9 @@ export class ChatPanel {
   /** Messages arrived (`live`: one sent now, not the history sent on connect). */
   add(list, live = false) {
     for (const m of list) {
-      const fresh = !this.messages.has(m.n);
-      this.messages.set(m.n, m);
+      const key = `${m.channel}:${m.n}`;
+      const fresh = !this.messages.has(key);
+      this.messages.set(key, m);
       if (live && fresh && m.from !== this.me && !this.seen()) this.unread += 1;
     }
     this.render();
@@ -141,7 +142,7 @@ export class ChatPanel {
 
   render() {
     const log = this.log;
-    log.replaceChildren(...[...this.messages.values()].sort((a, b) => a.n - b.n).map((m) => {
+    log.replaceChildren(...[...this.messages.values()].sort((a, b) => a.at - b.at || a.n - b.n).map((m) => {
       const who = /^(X|[DP]\d)$/.test(m.from) ? pieceName(m.from) : m.from === "detectives" ? t("role.detectives") : m.from;
       return h("li", { class: `chat-msg chat-${m.channel}${m.from === this.me ? " mine" : ""}`, dataset: { channel: m.channel, from: m.from, n: m.n } },
         h("span", { class: "chat-meta" },
