@@ -786,7 +786,7 @@ asyncio.run(main())
 
 
 def run_sync_flood(workdir: Path, sockets: int = 256, rate: float = 19.0,
-                   seconds: float = 10.0) -> Verdict:
+                   seconds: float = 20.0) -> Verdict:
     """Another address's game (127.0.1.1) times move -> ack for ``seconds`` with nothing
     else running, then while ``sockets`` sockets of 127.0.0.1 (16 a token, the caps) send
     ``rate`` ``sync`` a second each (from a process of their own)."""
@@ -812,10 +812,16 @@ def run_sync_flood(workdir: Path, sockets: int = 256, rate: float = 19.0,
         # not the server's: on a 2-core machine it would otherwise take half of it
         try:
             time.sleep(2.0)  # the flood is up
+            rss0 = _rss_mb(srv.proc.pid)
             c0, w0 = _cpu_seconds(srv.proc.pid), time.monotonic()
             loud = asyncio.run(_ack_times(srv, seconds, "127.0.1.1", rng))
             cpu_loud = (_cpu_seconds(srv.proc.pid) - c0) / (time.monotonic() - w0)
+            rss1 = _rss_mb(srv.proc.pid)
             out, _ = flood.communicate(timeout=seconds + 60)
+            import resource
+
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            flooder_cpu = (usage.ru_utime + usage.ru_stime) / (seconds + 3)
         finally:
             if flood.poll() is None:
                 flood.kill()
@@ -832,6 +838,8 @@ def run_sync_flood(workdir: Path, sockets: int = 256, rate: float = 19.0,
         "p99 flooded": round(_percentile(loud, 0.99), 1),
         "slowest flooded ms": [round(1000 * t) for t in sorted(loud)[-3:]],
         "server CPU % quiet / flooded": f"{100 * cpu_quiet:.0f} / {100 * cpu_loud:.0f}",
+        "server MB at the flood's start / end": f"{rss0:.0f} / {rss1:.0f}",
+        "flooder's CPU %": round(100 * flooder_cpu),
         "load average": os.getloadavg()[0]})
     if not loud or _percentile(loud, 0.99) > 50:
         v.failures.append(f"the other game's p99 under the flood: {_percentile(loud, 0.99):.1f} ms"

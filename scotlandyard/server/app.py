@@ -573,21 +573,35 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
             room.leave(conn)
             conn.stop()
 
+    sync_frames: dict[tuple[str, str], tuple[float, str]] = {}
+    """The last ``state`` built for a sync, per (game, view), and when."""
+
     async def answer_sync(room: Room, conn: Connection, msg: SyncMessage) -> None:
-        """A ``sync``: the last ``state`` the socket was sent if that is under
-        ``Limits.sync_cached_seconds`` old (nothing is built), else a fresh one. Over the
+        """A ``sync``: the newest ``state`` of the socket's view that is under
+        ``Limits.sync_cached_seconds`` old and not older than the last one the socket was sent
+        (every change of the game sends each socket a new one), else one built afresh: at
+        most one build a view a game in that time, however many sockets sync. Over the
         socket's budget (``Limits.sync_per_second``) it is answered when the budget allows,
         and the socket is not read meanwhile (uvicorn stops reading a socket whose messages
-        the app does not take): a flood of syncs is slowed to that pace at the sender, and
-        costs the server neither building nor reading."""
+        the app does not take): a flood of syncs is slowed to that pace at the sender."""
         if lim.sync_per_second > 0:
             while (wait := conn.syncs.take()) > 0:
                 await asyncio.sleep(wait)
-        cached = conn.last_state
-        if cached is not None and time.monotonic() - conn.last_state_at <= lim.sync_cached_seconds:
-            conn.send(cached)
+        now = time.monotonic()
+        fresh = lim.sync_cached_seconds
+        if conn.last_state is not None and now - conn.last_state_at <= fresh:
+            conn.send(conn.last_state)
+            return
+        key = (room.id, room.view_key(conn.role, conn.pieces))
+        built = sync_frames.get(key)
+        if built is not None and now - built[0] <= fresh and built[0] >= conn.last_state_at:
+            conn.send(built[1])
             return
         await room.handle(conn, msg)
+        if conn.last_state is not None:
+            if len(sync_frames) > 10_000:
+                sync_frames.clear()
+            sync_frames[key] = (conn.last_state_at, conn.last_state)
 
     async def _receive(websocket: WebSocket, room: Room, conn: Connection) -> None:
         try:
