@@ -28,8 +28,14 @@ file in a temporary folder), each with its own count and verdict:
 5. **AI fairness**: six addresses fill their caps with games the computer plays alone at
    ``max``; a person's ``hard`` Mr X must still answer within twice his pace at the 99th
    percentile (``benchmarks/ai_fairness.py``, about 90 s).
+6. **floods within the caps** (issue 28 §2, §4; ``--only headers|slowloris|networks|lobby|
+   sync``, about 3 minutes together, each against a server of its own): 40 MB header blocks,
+   1,100 half-sent requests at a 1,024-file limit, 600 games asked from one /24, 60 public
+   games from one address, 256 sockets sending 19 ``sync`` a second beside another address's
+   game (docs/webapp.md, "Floods within the caps").
 
     python benchmarks/server_attack.py                       # about 3 minutes
+    python benchmarks/server_attack.py --only sync           # one of the floods (issue 28)
     python benchmarks/server_attack.py --games 60 --fuzz 20000 --kills 60
     python benchmarks/server_attack.py --only fuzz --fuzz 2000
     python benchmarks/server_attack.py --only takeback --takebacks 6
