@@ -222,6 +222,17 @@ def test_pages_serve_the_single_page_app(client):
     assert client.get("/static/no/such/file.js").status_code == 404
 
 
+def test_a_mistyped_page_answers_the_app_page_with_404_and_the_api_json(client):
+    for path in ("/gmae/abc", "/nope", "/game/abc/extra"):
+        r = client.get(path)
+        assert r.status_code == 404 and r.headers["content-type"].startswith("text/html"), path
+        assert "tpl-missing" in r.text and r.headers["content-security-policy"]
+    for path in ("/api/nope", "/api/games/nope/state", "/static/no/such/file.js"):
+        r = client.get(path)
+        assert r.status_code == 404 and r.headers["content-type"] == "application/json", path
+        assert "detail" in r.json()
+
+
 def test_missing_static_folder_gives_placeholder_and_404(tmp_path):
     app = create_app(tmp_path / "g.sqlite3", ai_delay=0, static_dir=tmp_path / "nothing")
     with TestClient(app) as c:

@@ -23,9 +23,11 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
@@ -321,11 +323,21 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                             status_code=422)
 
     # ---- pages ----------------------------------------------------------------------------------
-    def index() -> Response:
+    def index(status_code: int = 200) -> Response:
         page = static / "index.html"
         if page.is_file():
-            return FileResponse(page, media_type="text/html", headers={"Cache-Control": "no-cache"})
-        return HTMLResponse(_PLACEHOLDER)
+            return FileResponse(page, status_code=status_code, media_type="text/html",
+                                headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(_PLACEHOLDER, status_code=status_code)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def not_found(request: Request, exc: StarletteHTTPException) -> Response:
+        """A mistyped address in a browser gets the app's "Page not found" page (404, HTML);
+        /api/* and /static/* keep their JSON answers."""
+        path = request.url.path
+        if exc.status_code == 404 and not path.startswith(("/api/", "/static/")) and path != "/api":
+            return index(404)
+        return await http_exception_handler(request, exc)
 
     @app.get("/", include_in_schema=False)
     async def lobby_page() -> Response:

@@ -4,6 +4,7 @@
 // capture, his black tickets and double moves. Data: state.analysis (scotlandyard.analysis).
 
 import { t } from "./i18n.js";
+import { tp } from "./plural.js";
 import { pieceName } from "./board.js";
 import { h } from "./dom.js";
 
@@ -45,7 +46,7 @@ export function renderAnalysis(box, data, onRound = () => {}) {
     const v = x.possible || 0;
     const bar = s("rect", { x: bx + 1, y: y(v), width: Math.max(1, bw - 2), height: H - B - y(v),
       class: `bar bar-${x.ticket}`, "data-slot": x.slot, "data-possible": v }, svg);
-    s("title", {}, bar, t("analysis.bar", { slot: x.slot, round: x.round, n: v,
+    s("title", {}, bar, tp("analysis.bar", v, { slot: x.slot, round: x.round, n: v,
       p: x.p_true == null ? "–" : `${Math.round(x.p_true * 100)}%` }));
     if ((i + 1) % 4 === 0 || i === 0) s("text", { x: bx + bw / 2, y: H - 6, class: "tick mid" }, svg, String(x.slot));
   });
@@ -64,7 +65,7 @@ export function renderAnalysis(box, data, onRound = () => {}) {
     close.forEach((c, i) => {
       if (i) li.append(", ");
       li.append(h("button", { type: "button", class: "btn-link", dataset: { round: c.round },
-        text: t("analysis.close_item", { round: c.round, piece: pieceName(c.piece), n: c.distance }),
+        text: tp("analysis.close_item", c.distance, { round: c.round, piece: pieceName(c.piece) }),
         onclick: () => onRound(c.round) }));
     });
     facts.append(li);

@@ -2,6 +2,8 @@
 // (every fact in it is public once the game is over).
 
 import { t } from "./i18n.js";
+import { tp } from "./plural.js";
+import { proseMove } from "./notation.js";
 import { pieceName } from "./board.js";
 
 function ticketsLeft(tickets) {
@@ -22,19 +24,17 @@ export function explain(view, outcome) {
   if (outcome.reason === "caught") {
     const move = [...view.history].reverse().find((m) => m.piece === outcome.piece);
     out.push(t("end.caught", { piece: pieceName(outcome.piece), station: xStation ?? "?", round: outcome.round,
-      move: move ? move.move : "" }));
+      move: move ? proseMove(move.move) : "" }));
   } else if (outcome.reason === "cornered") {
     out.push(t("end.cornered", { station: xStation ?? "?", round: outcome.round }));
   } else if (outcome.reason === "detectives_stuck") {
     out.push(t("end.stuck", { round: outcome.round }));
   } else if (outcome.reason === "survived") {
     out.push(t("end.survived", { rounds: view.rules.last_round, station: xStation ?? "?" }));
-  } else if (outcome.reason === "time") {
-    out.push(outcome.winner === "mr_x" ? t("end.time_detectives") : t("end.time_mr_x"));
-  }
+  } // a loss on time: the line above the explanation already says who ran out of time
   const reveals = view.log.filter((e) => e.reveal).length;
-  out.push(t("end.log", { moves: view.log.length, reveals }));
-  if (last) out.push(t("end.last_move", { piece: pieceName(last.piece), move: last.move }));
+  out.push(t("end.log", { slots: tp("end.slots", view.log.length), reveals: tp("end.reveals", reveals) }));
+  if (last) out.push(t("end.last_move", { piece: pieceName(last.piece), move: proseMove(last.move) }));
   out.push(t("end.tickets_x", { tickets: ticketsLeft(view.tickets.X) }));
   const hunters = Object.keys(view.stations);
   const total = {};

@@ -11,6 +11,7 @@ import { play as playSound, setSound, soundOn } from "./sound.js";
 import { renderAnalysis } from "./analysis.js";
 import { ComputerAnalysis } from "./review.js";
 import { GameExtras } from "./extras.js";
+import { tp } from "./plural.js";
 
 const TOKENS_KEY = "sy.tokens";
 const TICKET_KINDS = ["taxi", "bus", "underground", "black", "double"];
@@ -677,7 +678,7 @@ export class GamePage {
     if (this.verified) {
       out.dataset.result = this.verified.ok ? "honest" : "dishonest";
       out.textContent = this.verified.ok
-        ? t("verify.honest", { n: this.verified.checked })
+        ? tp("verify.honest", this.verified.checked)
         : t("verify.warning", { slots: [...new Set(this.verified.problems.map((p) => p.slot))].join(", ") });
     } else if (this.changed.size) { // a seal changed: no need to wait for the end
       out.dataset.result = "dishonest";

@@ -21,6 +21,7 @@ function route() {
   }
   if (path === "/") return new Lobby(app);
   const page = document.getElementById("tpl-missing").content.firstElementChild.cloneNode(true);
+  page.querySelector("#missing-path").textContent = location.pathname; // drawn as text
   app.replaceChildren(page);
   applyI18n(page);
   return page;

@@ -2,8 +2,19 @@
 // The rules live on the server: the page never decides what is legal, it only groups the
 // server's legal moves (view.legal_moves) by piece, destination and ticket.
 
+import { t } from "./i18n.js";
+
 export const TICKET_LETTERS = { T: "taxi", B: "bus", U: "underground", K: "black" };
 export const LETTER_OF = { taxi: "T", bus: "B", underground: "U", black: "K", double: "2" };
+
+/**
+ * A move written for prose in the page's language: the ticket letters of its chips (Russian
+ * "А82" for B82, Italian "M13+N74" for U13+K74); pieces, stations and "pass" stay.
+ */
+export function proseMove(text) {
+  return String(text).replace(/(^|[+:\s])([TBUK])(\d+|\?)/g,
+    (_, pre, letter, to) => `${pre}${t(`ticket_short.${TICKET_LETTERS[letter]}`)}${to}`);
+}
 
 /**
  * Parse one move in notation ("T92", "B58+K74", "D2:T92", "T92!", "take:D1:B", "pass",
