@@ -541,6 +541,82 @@ def write_versus(path: Path, text: str, args: argparse.Namespace) -> None:
     path.write_text(new)
 
 
+# ---- Table 7.10 of Nijssen's thesis: nw against nw ----------------------------------------------
+#: Nijssen's thesis, Table 7.10 (MCTS seekers with location categorization, r = 0.1, against
+#: the MCTS hider): the seekers' win rate (%) and its +/- at each number of playouts a move.
+THESIS_7_10: dict[int, tuple[float, float]] = {1000: (43.0, 3.1), 2500: (59.7, 3.0)}
+
+
+def table_7_10_config(playouts: int, seed: int, args: argparse.Namespace) -> ArenaConfig:
+    """``nw`` against ``nw`` at ``playouts`` a move on both sides, start sample ``seed``."""
+    opts = {"playouts": playouts}
+    return ArenaConfig(
+        mr_x=BASELINE_AGENT, detectives=BASELINE_AGENT, games=args.games,
+        rules=Rules.classic(detectives=5), mr_x_options=opts, detectives_options=opts,
+        budget=None, seconds=None, seed=seed, workers=args.workers, backend=args.backend)
+
+
+def run_table_7_10(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Play (or, with ``--max-new-games 0``, only read) nw against nw at each budget of
+    ``args.budgets`` and each start sample of ``args.samples``, in rounds of
+    ``args.round_size`` games; the rows of :func:`table_7_10_text`. The run folders are named
+    by :func:`scotlandyard.ai.mcts.nw_fingerprint`: a changed ``nw`` starts new ones."""
+    from scotlandyard.ai.mcts import nw_fingerprint
+
+    fp = nw_fingerprint()
+    step = args.round_size or args.games
+    targets = list(range(step, args.games, step)) + [args.games]
+    results: dict[tuple[int, int], ArenaResult] = {}
+    for target in targets:
+        for b in args.budgets:
+            for seed in args.samples:
+                cfg = table_7_10_config(b, seed, args)
+                print(f"{target} games: nw{b} vs nw{b}, seed {seed}", file=sys.stderr)
+                results[b, seed] = run_arena(
+                    dataclasses.replace(cfg, games=target),
+                    Path(args.out) / "table-7-10" / f"nw-{fp}-{b}-seed{seed}",
+                    progress=not args.no_progress, max_games=args.max_new_games)
+    rows = []
+    for b in args.budgets:
+        wins = games = 0
+        for seed in args.samples:
+            wr = results[b, seed].win_rate("detectives")
+            rows.append({"budget": b, "sample": str(seed), "wins": wr.wins, "games": wr.games})
+            wins += wr.wins
+            games += wr.games
+        rows.append({"budget": b, "sample": "pooled", "wins": wins, "games": games})
+    return rows
+
+
+def table_7_10_text(rows: list[dict[str, Any]]) -> str:
+    """The comparison with the thesis as a Markdown table: each sample's and the pooled
+    detectives' win rate with a 95% normal interval, the thesis's figure, the difference and
+    whether it lies within the two intervals combined (sqrt(ours^2 + thesis^2))."""
+    head = ("| playouts a move | start sample | detectives' wins | win rate | 95% CI (ours) | "
+            "thesis | ours - thesis | combined 95% half-width | within |\n"
+            "|---:|---|---:|---:|---:|---:|---:|---:|---|\n")
+    body = []
+    for r in rows:
+        n, k = r["games"], r["wins"]
+        ref = THESIS_7_10.get(r["budget"])
+        if not n:
+            body.append(f"| {r['budget']:,} | {r['sample']} | 0/0 | | | | | | |\n")
+            continue
+        p = k / n
+        half = 1.96 * math.sqrt(p * (1 - p) / n) * 100
+        cells = [f"{r['budget']:,}", r["sample"], f"{k}/{n}", f"{p:.1%}",
+                 f"{max(0.0, p * 100 - half):.1f} - {min(100.0, p * 100 + half):.1f}"]
+        if ref is None:
+            cells += ["", "", "", ""]
+        else:
+            diff = p * 100 - ref[0]
+            comb = math.sqrt(half ** 2 + ref[1] ** 2)
+            cells += [f"{ref[0]:.1f} +/- {ref[1]:.1f}", f"{diff:+.1f}", f"{comb:.1f}",
+                      "yes" if abs(diff) <= comb else "**no**"]
+        body.append("| " + " | ".join(cells) + " |\n")
+    return head + "".join(body)
+
+
 # ---- the levels against the frozen baseline ----------------------------------------------------
 def levels_config(level: str, side: str, opponent: int, args: argparse.Namespace) -> ArenaConfig:
     """The arena configuration of ``level`` playing ``side`` against ``nw`` at ``opponent``
@@ -677,6 +753,12 @@ def main(argv: list[str] | None = None) -> None:
                    metavar="KEY=VALUE",
                    help="versus: an option of our mcts agent in every arm it plays "
                         "(repeatable), e.g. mr_x_model=hypothesis")
+    p.add_argument("--table-7-10", action="store_true", dest="table_7_10",
+                   help="nw against nw at --budgets (default 1000,2500) on each start sample "
+                        "of --samples, against the thesis's Table 7.10")
+    p.add_argument("--samples", type=_ints, default=[11, 2012],
+                   help="table-7-10: the arena seeds of the independent start samples "
+                        "(default 11,2012)")
     p.add_argument("--levels", action="store_true",
                    help="each level of the level table against nw on each side (and each "
                         "level against the next weaker one)")
@@ -693,6 +775,21 @@ def main(argv: list[str] | None = None) -> None:
                         "play (default 1000)")
     args = p.parse_args(argv)
     args.best_opt = dict(args.best_opt)
+    if args.table_7_10:
+        if "--budgets" not in " ".join(argv if argv is not None else sys.argv):
+            args.budgets = [1000, 2500]
+        if args.games is None:
+            args.games = 200
+        if args.workers is None:
+            args.workers = 1
+        if args.round_size is not None and args.round_size < 1:
+            p.error(f"--round-size is a whole number >= 1, not {args.round_size}")
+        try:
+            ttext = table_7_10_text(run_table_7_10(args))
+        except ArenaError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        print(ttext)
+        return
     if args.levels:
         bad = [x for x in args.levels_sides if x not in SIDE_NAMES]
         if bad:

@@ -54,37 +54,72 @@ def test_mcts_defaults_are_the_papers():
 
 
 def test_nw_is_nijssen_winands_as_published_and_frozen():
-    # every setting pinned here by value: changing NW_SETTINGS breaks this test on purpose
-    from scotlandyard.ai.mcts import NW_SETTINGS, NWAgent
+    # every setting pinned here by value: changing NW_SETTINGS, the nw table or the kernel's
+    # search code breaks this test on purpose
+    import hashlib
+    from importlib import resources
+
+    from scotlandyard.ai.mcts import NW_SETTINGS, NWAgent, kernel_source_hash
 
     assert NW_SETTINGS == {
         "c": 0.5, "progressive_history": True, "history_weight": 5.0,
-        "history_playouts": True, "coalition_reduction": 0.1, "epsilon_mr_x": 0.1,
-        "epsilon_detectives": 0.2, "cal_target": "actual", "move_filter": True,
-        "categorization": True, "attach_double": True, "mr_x_model": "paranoid",
-        "determinization": "single", "determinizations": 20, "vote": "visits"}
+        "history_playouts": True, "coalition_reduction": 0.1, "coalition": "root",
+        "mr_x_reduction": False, "epsilon_mr_x": 0.1, "epsilon_detectives": 0.2,
+        "model_epsilon": None, "cal_target": "actual", "model_playouts": "mtd",
+        "move_filter": True, "double_filter": "own_tree", "black_exemption": "boat_station",
+        "categorization": True, "categorization_weights": "thesis",
+        "belief": "categorization", "critical": False, "attach_double": True,
+        "attach_budget": "shared", "mr_x_model": "paranoid", "horizon": 0, "horizon_step": 0,
+        "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
+        "determinizations": 20, "vote": "visits"}
+    assert set(NW_SETTINGS) == set(OPTION_NAMES) - {"fast", "playouts"}  # every switch
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
         assert isinstance(agent, NWAgent) and agent.name == "nw"
         o = agent.options
         assert {k: getattr(o, k) for k in NW_SETTINGS} == NW_SETTINGS
-        assert (o.belief, o.critical, o.categorization_weights) == ("categorization", False, None)
         assert o.playouts == 1000
-    # the MCTSOptions defaults are the paper's too (the research class starts from them)
-    assert {k: getattr(MCTSOptions(), k) for k in NW_SETTINGS} == NW_SETTINGS
+    table = resources.files("scotlandyard").joinpath("data/categorization_thesis.json")
+    assert hashlib.sha256(table.read_bytes()).hexdigest() == NW_TABLE_SHA256
+    assert kernel_source_hash() == NW_KERNEL_SHA256
     with pytest.raises(ValueError, match="no option 'c'"):
         make_agent("nw", side="mr_x", c=1.0)
     with pytest.raises(ValueError, match="no option 'coalition_reduction'"):
         make_agent("nw", side="detectives", coalition_reduction=0.4)
 
 
+#: The nw table's file and the kernel's search code, pinned (see the test above).
+NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
+NW_KERNEL_SHA256 = "12eae3f1e19ffd4a5cbb026eefa8973b6ff90eca98f8b78556f0884f865d24f6"
+
+
+def test_kernel_source_hash_follows_the_functions_the_search_calls(monkeypatch):
+    from scotlandyard.ai.mcts import kernel_source_hash
+
+    before = kernel_source_hash()
+
+    def choose_hunter(*args):  # a changed playout policy, reached from mcts_iterate
+        return 0
+
+    monkeypatch.setattr(K, "choose_hunter", choose_hunter)
+    assert kernel_source_hash() != before
+    monkeypatch.undo()
+    monkeypatch.setattr(K, "REGION_REF", K.REGION_REF + 1)  # a constant it names
+    assert kernel_source_hash() != before
+
+
 def test_mcts_agent_is_the_best_settings_over_the_papers():
-    from scotlandyard.ai.mcts import BEST_SETTINGS, NW_SETTINGS
+    from scotlandyard.ai.mcts import BEST_SETTINGS, FIRST_READING, NW_SETTINGS
 
     agent = make_agent("mcts", side="mr_x", **PURE)
     o = agent.options
+    # mcts keeps this package's first reading where the thesis's nw differs
+    assert FIRST_READING.items() <= BEST_SETTINGS.items()
+    assert all(getattr(MCTSOptions(), k) == v for k, v in FIRST_READING.items())
     for k, v in {**NW_SETTINGS, **BEST_SETTINGS}.items():
-        assert getattr(o, k) == v, k
+        if k != "categorization_weights":
+            assert getattr(o, k) == v, k
+    assert o.categorization_weights is None
     # an option given wins over both
     assert make_agent("mcts", side="mr_x", mr_x_model="paranoid", **PURE).options.mr_x_model \
         == "paranoid"
@@ -179,12 +214,12 @@ def test_coalition_reduction_backpropagates_one_minus_r_for_another_detectives_c
     d2 = K.encode(2, 0, 20, K.T_NONE, 0)
     x = K.encode(0, 1, 30, K.T_NONE, 0)
     tr, tv, path = _path_tree([d1, d2, x])
-    K.backpropagate(tr, tv, path, 3, K.OUT_CAUGHT, 2, r)  # D2 caught Mr X
+    K.backpropagate(tr, tv, path, 3, K.OUT_CAUGHT, 2, r, 0)  # D2 caught Mr X
     assert tv[1] == pytest.approx(1 - r)  # D1's move: another detective's capture
     assert tv[2] == pytest.approx(1.0)    # D2's move: its own capture
     assert tv[3] == 0.0                   # Mr X lost
     assert [tr[i * K.TR_W + K.TR_VIS] for i in range(4)] == [1, 1, 1, 1]
-    K.backpropagate(tr, tv, path, 3, K.OUT_SURVIVED, 0, r)
+    K.backpropagate(tr, tv, path, 3, K.OUT_SURVIVED, 0, r, 0)
     assert (tv[1], tv[2], tv[3]) == pytest.approx((1 - r, 1.0, 1.0))
 
 
@@ -988,3 +1023,167 @@ def test_fast_option_falls_back_to_pure_python_without_numba(monkeypatch):
     with pytest.warns(RuntimeWarning, match="numba is not installed"):
         kern = F.kernel(True)
     assert not kern.fast
+
+
+# ---- the thesis's switches of nw (Nijssen's thesis, ch. 7; docs/ai.md) ------------------------
+def _kernel_filtered(view, filt: int) -> list[Move]:
+    """The kernel's Mr X moves in ``view`` under the filter bits ``filt``."""
+    game = Game.from_view(view)
+    st = F.state_of_game(game, view.pending_take)
+    buf = [0] * K.BUF_LEN
+    n = K.gen_moves(st, F.rules_table(game.rules), F.board_table(game.rules.board), filt, buf,
+                    [0] * K.SC_LEN)
+    return [F.decode(c, game.rules) for c in buf[:n]]
+
+
+def test_black_exemption_boat_station_keeps_every_black_step_from_a_boat_station():
+    # round 1 forbids black; the first reading exempts only the ferry lines, the thesis every
+    # black step from a boat station (194 is one)
+    board = london("classic")
+    game = Game.new(Rules.classic(), start={"X": 194, "D1": 1, "D2": 20, "D3": 40,
+                                             "D4": 60, "D5": 80})
+    view = game.view("X")
+    black = {m.to for m in view.legal_moves if m.ticket == Ticket.BLACK and not m.is_double}
+    ferry = set(board.neighbours[3][194])
+    assert ferry and black > ferry
+    line = {m.to for m in _kernel_filtered(view, K.FILT_ON)
+            if m.ticket == Ticket.BLACK and not m.is_double}
+    boat = {m.to for m in _kernel_filtered(view, K.FILT_ON | K.FILT_BOAT)
+            if m.ticket == Ticket.BLACK and not m.is_double}
+    assert line == ferry and boat == black
+    # not at a boat station: no black step in round 1 either way
+    other = Game.new(Rules.classic(), start={"X": 13, "D1": 1, "D2": 20, "D3": 40,
+                                              "D4": 60, "D5": 80}).view("X")
+    assert not board.neighbours[3][13]
+    assert not any(m.ticket == Ticket.BLACK
+                   for m in _kernel_filtered(other, K.FILT_ON | K.FILT_BOAT))
+
+
+def test_double_filter_own_tree_leaves_double_moves_to_the_playouts_and_the_detectives():
+    game, unsafe, safe = _attach_view()
+    view = game.view("X")
+    assert not any(m.is_double for m in _kernel_filtered(view, K.FILT_ON))
+    nodbl = _kernel_filtered(view, K.FILT_ON | K.FILT_NODOUBLE)
+    assert any(m.is_double for m in nodbl)
+    # the searches' flags: Mr X's tree keeps the double-move test, his playouts and the
+    # detectives' search (tree and playouts) do not
+    nw = MCTSOptions(**{**_nw(), **PURE})
+    x = MCTSSearch(view, nw, seed=1)
+    assert x._pf[K.PF_FILT] == K.FILT_ON | K.FILT_BOAT
+    assert x._pf[K.PF_PFILT] == K.FILT_ON | K.FILT_BOAT | K.FILT_NODOUBLE
+    d = MCTSSearch(detective_position().view("D1"), nw, seed=1)
+    assert d._pf[K.PF_FILT] == d._pf[K.PF_PFILT] == K.FILT_ON | K.FILT_BOAT | K.FILT_NODOUBLE
+    first = MCTSSearch(view, MCTSOptions(**PURE), seed=1)  # mcts's reading: everywhere
+    assert (first._pf[K.PF_FILT], first._pf[K.PF_PFILT]) == (K.FILT_ON, K.FILT_ON)
+
+
+def _nw() -> dict:
+    from scotlandyard.ai.mcts import NW_SETTINGS
+    return dict(NW_SETTINGS)
+
+
+def test_mtd_playout_target_moves_the_hunter_to_the_least_total_distance():
+    board = london("classic")
+    game = detective_position()
+    view = game.view(game.to_move)
+    g = Game.from_view(view, mr_x=sorted(view.possible)[0])
+    st = F.state_of_game(g, None)
+    bd = F.board_table(g.rules.board)
+    ru = F.rules_table(g.rules)
+    possible = [s for s in range(1, K.NS) if K.bel_has(st, s)]
+    assert set(possible) == set(view.possible) and len(possible) >= 3
+    piece = st[K.ST_TURN]
+    buf = [0] * K.BUF_LEN
+    n = K.gen_hunter(st, bd, piece, buf, 0, 1)
+    dests = {(buf[j] >> 12) & 255 for j in range(n)}
+
+    def total(d: int) -> int:
+        return sum(board.distance_row(d)[e] for e in possible)
+
+    best = min(total(d) for d in dests)
+    chosen = set()
+    for seed in range(20):
+        code = K.choose_hunter(st, ru, bd, 0.0, 3, [seed + 1], buf)
+        chosen.add((code >> 12) & 255)
+    assert chosen and all(total(d) == best for d in chosen)
+    assert chosen == {d for d in dests if total(d) == best}  # ties at random, every one
+    # in nw's search Mr X's simulated detectives play MTD (target mode 3), mcts's CAL
+    mr_x_view = advance(Game.new(Rules.classic(), seed=5), 6, 5)
+    while mr_x_view.to_move != "X":
+        mr_x_view = advance(mr_x_view, 1, 5)
+    xv = mr_x_view.view("X")
+    assert MCTSSearch(xv, MCTSOptions(**{**_nw(), **PURE}))._pf[K.PF_TARGET] == 3
+    assert MCTSSearch(xv, MCTSOptions(**PURE))._pf[K.PF_TARGET] == 0
+
+
+def test_coalition_root_scores_every_hunter_node_from_the_root_hunters_side():
+    # a path root -> D1's move -> X's move -> D2's move; D2 or D1 catches Mr X
+    tr = [-1] * (4 * K.TR_W)
+    tv = [0.0] * 4
+    for node, piece in ((1, 1), (2, 0), (3, 2)):
+        tr[node * K.TR_W + K.TR_MOVE] = piece << 24
+        tr[node * K.TR_W + K.TR_VIS] = 0
+    tr[K.TR_VIS] = 0
+    path = [0, 1, 2, 3]
+    r = 0.1
+    K.backpropagate(tr, tv, path, 3, K.OUT_CAUGHT, 2, r, 0)  # per piece: D2 caught him
+    assert tv == [0.0, 1.0 - r, 0.0, 1.0]
+    tv[:] = [0.0] * 4
+    K.backpropagate(tr, tv, path, 3, K.OUT_CAUGHT, 2, r, 1)  # the root hunter D1's side
+    assert tv == [0.0, 1.0 - r, 0.0, 1.0 - r]
+    tv[:] = [0.0] * 4
+    K.backpropagate(tr, tv, path, 3, K.OUT_CAUGHT, 1, r, 1)
+    assert tv == [0.0, 1.0, 0.0, 1.0]
+    # the searches' flags: nw's detectives score from the root's side, r only in their search
+    nw = MCTSOptions(**{**_nw(), **PURE})
+    dv = detective_position().view("D1")
+    d = MCTSSearch(dv, nw, seed=1)
+    assert d._pf[K.PF_COAL] == 1 and d._pa[K.PA_R] == pytest.approx(0.1)
+    game, _, _ = _attach_view()
+    x = MCTSSearch(game.view("X"), nw, seed=1)
+    assert x._pf[K.PF_COAL] == 0 and x._pa[K.PA_R] == 0.0
+    first = MCTSSearch(dv, MCTSOptions(**PURE), seed=1)
+    assert first._pf[K.PF_COAL] == 0
+    assert MCTSSearch(game.view("X"), MCTSOptions(**PURE), seed=1)._pa[K.PA_R] == \
+        pytest.approx(0.1)
+
+
+def test_attach_budget_shared_spends_exactly_the_budget():
+    game, unsafe, safe = _attach_view()
+    view = game.view("X")
+    doubles = [m for m in view.legal_moves if m.is_double and m.steps[0] == (Ticket.TAXI, 15)]
+    offered = [unsafe, *doubles]
+    for seed in range(3):
+        extra = MCTSAgent(side="mr_x", **PURE)
+        m = extra.choose(view, offered, random.Random(seed), Budget(playouts=60))
+        assert m.is_double and extra.last_iterations == 90  # the first reading: 1.5x
+        shared = MCTSAgent(side="mr_x", attach_budget="shared", **PURE)
+        m = shared.choose(view, offered, random.Random(seed), Budget(playouts=60))
+        assert m.is_double and m.steps[0] == (Ticket.TAXI, 15)
+        assert shared.last_iterations == 60
+        assert shared.last_search is not None and shared.last_search.iterations == 20
+    # a safe move: the first search goes on to the whole budget and no double is attached
+    safe_doubles = [m for m in view.legal_moves if m.is_double and m.steps[0] == (Ticket.TAXI, 16)]
+    shared = MCTSAgent(side="mr_x", attach_budget="shared", **PURE)
+    assert shared.choose(view, [safe, *safe_doubles], random.Random(1),
+                         Budget(playouts=60)) == safe
+    assert shared.last_iterations == 60
+
+
+def test_categorization_frequency_estimate_is_the_share_of_the_true_locations_categories():
+    from scotlandyard.ai.categorization import resolve_weights, thesis_weights
+
+    t = CategoryWeights.from_counts([9, 49, 29, 9, 4], [900, 1000, 800, 400, 300],
+                                    estimate="frequency")
+    assert t.weights == pytest.approx(tuple(x / 105 for x in (10, 50, 30, 10, 5)))  # add one
+    assert t.meta["estimate"] == "frequency"
+    ratio = CategoryWeights.from_counts([9, 49, 29, 9, 4], [900, 1000, 800, 400, 300])
+    assert ratio.weights[1] == pytest.approx(50 / 1002)
+    with pytest.raises(ValueError, match="estimate"):
+        CategoryWeights.from_counts([1] * 5, [1] * 5, estimate="odds")
+    shipped = thesis_weights()
+    assert resolve_weights("thesis") is shipped
+    assert shipped.meta["estimate"] == "frequency"
+    assert sum(shipped.weights) == pytest.approx(1.0, abs=1e-5)
+    assert shipped.weights == pytest.approx(CategoryWeights.from_counts(
+        shipped.hits, shipped.available, estimate="frequency").weights, abs=1e-6)

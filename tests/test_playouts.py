@@ -12,7 +12,7 @@ import pytest
 
 from scotlandyard import Game, Rules
 from scotlandyard.ai import Budget, make_agent
-from scotlandyard.ai.mcts import MCTSOptions, MCTSSearch
+from scotlandyard.ai.mcts import NW_SETTINGS, MCTSOptions, MCTSSearch
 from scotlandyard.kernel import fast as F
 
 PRESETS = [Rules.classic(), Rules.classic(detectives=1), Rules.classic_two_players(),
@@ -100,7 +100,8 @@ def test_many_fast_playouts_in_one_call():
 
 
 @pytest.mark.parametrize("piece,model", [("X", "paranoid"), ("X", "public"), ("X", "hypothesis"),
-                                         ("X", "public-region"), ("D1", "paranoid")])
+                                         ("X", "public-region"), ("D1", "paranoid"),
+                                         ("X", "nw"), ("D1", "nw")])
 def test_fast_and_pure_search_are_identical(piece, model):
     game = Game.new(Rules.classic(), seed=6)
     game.push(game.legal_moves()[2])
@@ -110,7 +111,8 @@ def test_fast_and_pure_search_are_identical(piece, model):
     view = game.view(piece)
     runs = []
     for fast in (True, False):
-        opts = (MCTSOptions(fast=fast, mr_x_model=model) if model != "public-region" else
+        opts = (MCTSOptions(fast=fast, **NW_SETTINGS) if model == "nw" else
+                MCTSOptions(fast=fast, mr_x_model=model) if model != "public-region" else
                 MCTSOptions(fast=fast, mr_x_model="public", horizon=3, region_weight=0.5,
                             model_epsilon=0.05))
         s = MCTSSearch(view, opts, seed=21)

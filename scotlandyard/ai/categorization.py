@@ -41,6 +41,13 @@ from ..view import PlayerView
 
 CATEGORIES = ("1", "2", "3", "4", "5+")
 DATA_FILE = "data/categorization.json"
+#: The table of the ``nw`` agent, estimated as Nijssen's thesis does (``estimate="frequency"``):
+#: ``categorization_weights="thesis"``.
+THESIS_FILE = "data/categorization_thesis.json"
+#: How a table is estimated from its counts: ``"ratio"`` (this package's first reading: hits of
+#: a category over the possible locations of that category) or ``"frequency"`` (the thesis's:
+#: how often Mr X's true location was of the category, over all the decisions counted).
+ESTIMATES = ("ratio", "frequency")
 
 
 def category(station: int, hunters: Iterable[int], board: Board) -> int:
@@ -79,11 +86,22 @@ class CategoryWeights:
 
     @classmethod
     def from_counts(cls, hits: Iterable[int], available: Iterable[int], games: int = 0,
-                    meta: Mapping[str, Any] | None = None) -> CategoryWeights:
-        """Weights from counts (add-one smoothed so that no category is ever impossible)."""
+                    meta: Mapping[str, Any] | None = None, estimate: str = "ratio"
+                    ) -> CategoryWeights:
+        """Weights from counts (add-one smoothed so that no category is ever impossible):
+        ``estimate="ratio"`` ``(hits + 1) / (available + 2)`` per category; ``"frequency"``
+        (the thesis's) ``(hits + 1) / (all hits + 5)``, the share of the decisions at which
+        Mr X's true location was of the category."""
+        if estimate not in ESTIMATES:
+            raise ValueError(f"estimate is 'ratio' or 'frequency', not {estimate!r}")
         h = tuple(int(x) for x in hits)
         a = tuple(int(x) for x in available)
-        w = tuple((hi + 1) / (av + 2) for hi, av in zip(h, a, strict=True))
+        if estimate == "frequency":
+            total = sum(h) + len(h)
+            w = tuple((hi + 1) / total for hi in h)
+            meta = {**dict(meta or {}), "estimate": estimate}
+        else:
+            w = tuple((hi + 1) / (av + 2) for hi, av in zip(h, a, strict=True))
         return cls(w, h, a, games, dict(meta or {}))
 
     def to_dict(self) -> dict[str, Any]:
@@ -133,11 +151,22 @@ def default_weights() -> CategoryWeights:
     return CategoryWeights.from_dict(json.loads(text))
 
 
+@cache
+def thesis_weights() -> CategoryWeights:
+    """The ``nw`` agent's table, estimated as the thesis does
+    (``scotlandyard/data/categorization_thesis.json``)."""
+    text = resources.files("scotlandyard").joinpath(THESIS_FILE).read_text()
+    return CategoryWeights.from_dict(json.loads(text))
+
+
 def resolve_weights(spec: CategoryWeights | str | Path | Mapping[str, Any] | None
                     ) -> CategoryWeights:
-    """A table from a :class:`CategoryWeights`, a path, a dict, or ``None`` (the shipped one)."""
+    """A table from a :class:`CategoryWeights`, a path, a dict, ``None`` (the shipped one) or
+    ``"thesis"`` (:func:`thesis_weights`, the ``nw`` agent's)."""
     if spec is None:
         return default_weights()
+    if isinstance(spec, str) and spec == "thesis":
+        return thesis_weights()
     if isinstance(spec, CategoryWeights):
         return spec
     if isinstance(spec, str | Path):
@@ -147,7 +176,7 @@ def resolve_weights(spec: CategoryWeights | str | Path | Mapping[str, Any] | Non
 
 def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 0,
                          mr_x_playouts: int = 300, detective_playouts: int = 150,
-                         fast: bool = True,
+                         fast: bool = True, estimate: str = "ratio", agent: str = "mcts",
                          progress: Callable[[int, CategoryWeights], None] | None = None
                          ) -> CategoryWeights:
     """Learn the general table from ``games`` self-play games (MCTS against MCTS).
@@ -157,17 +186,24 @@ def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 
     decision with more than one possible location, each possible location counts as available
     in its category, and Mr X's true station as a hit in its own. The trainer reads the truth
     from the ``Game``; the agents see only their views.
+
+    ``estimate`` says how the weights come from the counts (:meth:`CategoryWeights.from_counts`).
+    ``agent="nw"`` plays the thesis's agents (:data:`.mcts.NW_SETTINGS`; its detectives with a
+    uniform determinization) instead of the MCTS defaults: how the ``nw`` table is learned.
     """
     from .base import Budget
-    from .mcts import MCTSAgent
+    from .mcts import NW_SETTINGS, MCTSAgent
 
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games is a whole number >= 1, not {games!r}")
     rules = rules or Rules.classic()
     board = london(rules.board)
     rng = random.Random(seed)
-    x_agent = MCTSAgent(fast=fast)
-    d_agent = MCTSAgent(fast=fast, categorization=False)
+    if agent not in ("mcts", "nw"):
+        raise ValueError(f"agent is 'mcts' or 'nw', not {agent!r}")
+    base = dict(NW_SETTINGS) if agent == "nw" else {}
+    x_agent = MCTSAgent(fast=fast, **base)
+    d_agent = MCTSAgent(fast=fast, **{**base, "categorization": False})
     hits = [0] * len(CATEGORIES)
     avail = [0] * len(CATEGORIES)
     bx = Budget(playouts=mr_x_playouts)
@@ -181,13 +217,16 @@ def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 
                 for s in view.possible:
                     avail[category(s, hunters, board)] += 1
                 hits[category(game.station(MR_X), hunters, board)] += 1
-            agent, budget = (x_agent, bx) if view.side == "mr_x" else (d_agent, bd)
-            game.push(agent.choose(view, view.legal_moves, rng, budget))
+            mover, budget = (x_agent, bx) if view.side == "mr_x" else (d_agent, bd)
+            game.push(mover.choose(view, view.legal_moves, rng, budget))
         if progress is not None:
-            progress(n + 1, CategoryWeights.from_counts(hits, avail, n + 1))
-    meta = {"rules": rules.edition, "detectives": rules.detectives, "seed": seed,
-            "mr_x_playouts": mr_x_playouts, "detective_playouts": detective_playouts}
-    return CategoryWeights.from_counts(hits, avail, games, meta)
+            progress(n + 1, CategoryWeights.from_counts(hits, avail, n + 1, estimate=estimate))
+    meta: dict[str, Any] = {
+        "rules": rules.edition, "detectives": rules.detectives, "seed": seed,
+        "mr_x_playouts": mr_x_playouts, "detective_playouts": detective_playouts}
+    if agent != "mcts":
+        meta["agent"] = agent
+    return CategoryWeights.from_counts(hits, avail, games, meta, estimate=estimate)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mr-x-playouts", type=int, default=300)
     ap.add_argument("--detective-playouts", type=int, default=150)
     ap.add_argument("--pure", action="store_true", help="no numba (slow)")
+    ap.add_argument("--estimate", choices=ESTIMATES, default="ratio",
+                    help="ratio (this package's first table) or frequency (the thesis's)")
+    ap.add_argument("--agent", choices=("mcts", "nw"), default="mcts",
+                    help="the self-play agents: MCTS defaults, or the thesis's (nw)")
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
@@ -212,11 +255,13 @@ def main(argv: list[str] | None = None) -> int:
     def progress(n: int, table: CategoryWeights) -> None:
         w = " ".join(f"{c}:{x:.4f}" for c, x in zip(CATEGORIES, table.weights, strict=True))
         print(f"game {n}/{args.games} ({time.perf_counter() - start:.0f}s)  {w}", file=sys.stderr)
+        table.save(args.out)  # the counts so far: a run stopped early still leaves its table
 
     table = learn_categorization(args.games, rules=rules, seed=args.seed,
                                  mr_x_playouts=args.mr_x_playouts,
                                  detective_playouts=args.detective_playouts,
-                                 fast=not args.pure, progress=progress)
+                                 fast=not args.pure, estimate=args.estimate,
+                                 agent=args.agent, progress=progress)
     table.save(args.out)
     print(json.dumps(table.to_dict(), indent=2))
     return 0

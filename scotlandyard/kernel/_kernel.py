@@ -142,7 +142,17 @@ PF_OPEN = 7       # Mr X's search: the hunters' moves in the tree are played by 
 #                   policy, not searched (open loop: the tree holds Mr X's moves only)
 PF_ROOTX = 8      # the root's moves are exactly the PF_NROOT codes of ``ra`` (unfiltered)
 PF_HORIZON = 9    # Mr X's search: a playout stops after this many of his moves (0: at the end)
+PF_PFILT = 10     # the playouts' Mr X move filter (FILT_* bits; 0: the same as PF_FILT)
+PF_COAL = 11      # coalition reduction from the root hunter's side (1) or per piece (0)
 PF_LEN = 12
+
+# Mr X's move filter (``filt``, PF_FILT / PF_PFILT), bits: 0 none; FILT_ON the filter (black
+# tickets and double moves); FILT_NODOUBLE with it, no double-move test (black only);
+# FILT_BOAT a black ticket is never filtered from a boat station (Nijssen's thesis) instead of
+# on a ferry line only.
+FILT_ON = 1
+FILT_NODOUBLE = 2
+FILT_BOAT = 4
 
 #: The information term's reference: a possible set this large (or larger) hides Mr X fully.
 INFO_REF = 32
@@ -517,13 +527,14 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
     black1 = True
     black2 = True
     dbl = st[ST_SUP + 4] > 0 and nlog + 2 <= ru[RU_SLOTS] and ns > 0
+    boat = (filt & FILT_BOAT) != 0
     if filt != 0:
         early = st[ST_ROUND] <= 2
         black1 = not (early or all_taxi_only(st, bd) or ru[RU_REV + nlog + 1] != 0)
         # the second step's taxi-only test is made on the possible locations after the first
         # step (below, per first step); here only the round and the reveal slot
         black2 = not (early or ru[RU_REV + nlog + 2] != 0)
-        if dbl:
+        if dbl and (filt & FILT_NODOUBLE) == 0:
             # in danger only if every single move lands next to a hunter: a quick look at the
             # distance table first, then the exact test (lines the hunters have tickets for)
             nh = st[ST_N]
@@ -545,11 +556,12 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
                         break
                 mark_reach(st, bd, sc, 0)
     # the ferry exception: a black ticket on a ferry line is never filtered (it is the only
-    # ticket that line takes)
+    # ticket that line takes); with FILT_BOAT, no black ticket from a boat station is
     k = 0
     for j in range(ns):
         t = sc[SC_T + j]
-        if t == T_BLACK and not black1 and not is_ferry(bd, x, sc[SC_T + 64 + j]):
+        if t == T_BLACK and not black1 and not (bd[BD_NBC + 3 * NS + x] > 0 if boat else
+                                              is_ferry(bd, x, sc[SC_T + 64 + j])):
             continue
         buf[k] = (t << 20) | (sc[SC_T + 64 + j] << 12) | (T_NONE << 8)
         k += 1
@@ -565,7 +577,8 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
         for j in range(ns):
             t1 = sc[SC_T + j]
             d1 = sc[SC_T + 64 + j]
-            if t1 == T_BLACK and not black1 and not is_ferry(bd, x, d1):
+            if t1 == T_BLACK and not black1 and not (bd[BD_NBC + 3 * NS + x] > 0 if boat
+                                                   else is_ferry(bd, x, d1)):
                 continue
             b2 = black2
             if filt != 0 and b2:
@@ -607,7 +620,9 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
             n2 = mrx_singles(st, ru, bd, d1, a0, a1, a2, a3, sc, SC_T2, 0)
             for m in range(n2):
                 t2 = sc[SC_T2 + m]
-                if t2 == T_BLACK and not b2 and not is_ferry(bd, d1, sc[SC_T2 + 64 + m]):
+                if t2 == T_BLACK and not b2 and not (
+                        bd[BD_NBC + 3 * NS + d1] > 0 if boat
+                        else is_ferry(bd, d1, sc[SC_T2 + 64 + m])):
                     continue
                 buf[k] = (t1 << 20) | (d1 << 12) | (t2 << 8) | sc[SC_T2 + 64 + m]
                 k += 1
@@ -1041,7 +1056,8 @@ def choose_hunter(st: IntBuf, ru: Ints, bd: Ints, eps: float, target_mode: int, 
     """The piece to move (the lowest unmoved one in free order): with probability ``eps`` a
     random move, else CAL (a move closest to the target: Mr X's station in this determinization,
     with ``target_mode`` 1 a location drawn from the possible locations afresh, with 2 the
-    hunters' one hypothesis among them, :func:`hypothesis`)."""
+    hunters' one hypothesis among them, :func:`hypothesis`); with ``target_mode`` 3 MTD (the
+    smallest total distance to the possible locations)."""
     i = st[ST_TURN]
     n = gen_hunter(st, bd, i, buf, 0, 1)
     if n == 1 and ru[RU_FREE] != 0 and ((buf[0] >> 20) & 15) == T_PASS:
@@ -1059,6 +1075,34 @@ def choose_hunter(st: IntBuf, ru: Ints, bd: Ints, eps: float, target_mode: int, 
         return buf[0]
     if rand_unit(rng) < eps:
         return buf[rand_below(rng, n)]
+    if target_mode == 3 and bel_count(st) > 0:
+        # MTD (Nijssen's thesis, the hider's model of the seekers): a move whose destination
+        # has the smallest total distance to Mr X's possible locations (the public set
+        # tracked in the state)
+        bestt = 1 << 60
+        bestc = buf[0]
+        tt = 0
+        for j in range(n):
+            c = buf[j]
+            row = BD_DIST + ((c >> 12) & 255) * NS
+            tot = 0
+            for w in range(NW):
+                bits = st[ST_BEL + w]
+                e = w * BW
+                while bits != 0:
+                    if bits & 1:
+                        tot += bd[row + e]
+                    bits >>= 1
+                    e += 1
+            if tot < bestt:
+                bestt = tot
+                bestc = c
+                tt = 1
+            elif tot == bestt:
+                tt += 1
+                if rand_below(rng, tt) == 0:
+                    bestc = c
+        return bestc
     target = st[ST_POS]
     if target_mode == 2:
         target = hypothesis(st, bd, rng)
@@ -1093,6 +1137,8 @@ def playout(st: IntBuf, ru: Ints, bd: Ints, pa: Floats, pf: Ints, rng: IntBuf, b
     epsx = pa[PA_EPSX]
     epsd = pa[PA_EPSD]
     filt = pf[PF_FILT]
+    if pf[PF_PFILT] != 0:
+        filt = pf[PF_PFILT]
     target = pf[PF_TARGET]
     horizon = pf[PF_HORIZON]
     xmoves = 0
@@ -1168,12 +1214,16 @@ def selection_score(value_sum: float, visits: int, ln_parent: float, c: float, h
 
 
 def backpropagate(tr: IntBuf, tv: FloatBuf, path: IntBuf, depth: int, out: int, capt: int,
-                  r: float) -> None:
+                  r: float, coal: int) -> None:
     """Add one result to the nodes of ``path[0..depth]``: each node's value is the reward of the
-    piece that made the move into it."""
+    piece that made the move into it; with ``coal`` > 0 a hunter's node gets the reward of
+    hunter ``coal`` (the coalition scored from the root hunter's side)."""
     for k in range(1, depth + 1):
         v = path[k]
-        tv[v] += reward(tr[v * TR_W + TR_MOVE] >> 24, out, capt, r)
+        p = tr[v * TR_W + TR_MOVE] >> 24
+        if coal > 0 and p != 0:
+            p = coal
+        tv[v] += reward(p, out, capt, r)
         tr[v * TR_W + TR_VIS] += 1
     tr[path[0] * TR_W + TR_VIS] += 1
 
@@ -1385,6 +1435,10 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
             mt[MT_PLIES] += nm - ntree
         out = work[ST_OUT]
         capt = work[ST_CAPT]
+        # coalition reduction from the root hunter's side: the piece of the root's child
+        coal = 0
+        if pf[PF_COAL] != 0 and depth > 0:
+            coal = tr[path[1] * TR_W + TR_MOVE] >> 24
         vx = 0.0
         if out == OUT_NONE:
             # stopped at the horizon: Mr X's leaf value (a hunter's is 1 - it)
@@ -1392,7 +1446,7 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
             vx = region_value(work, bd, vx, pa[PA_REG])
             backpropagate_value(tr, tv, path, depth, vx)
         else:
-            backpropagate(tr, tv, path, depth, out, capt, rr)
+            backpropagate(tr, tv, path, depth, out, capt, rr, coal)
         if use_ph:
             lim = ntree
             if hplay:
@@ -1406,6 +1460,9 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
                     else:
                         hs[key] += 1.0 - vx
                 else:
-                    hs[key] += reward(c >> 24, out, capt, rr)
+                    p = c >> 24
+                    if coal > 0 and p != 0:
+                        p = coal
+                    hs[key] += reward(p, out, capt, rr)
                 hc[key] += 1
         mt[MT_ITERS] += 1
