@@ -370,3 +370,29 @@ def test_my_games_shows_opponents_time_since_the_last_move_and_the_result(
     assert row(vs_computer).locator(".mygame-vs").inner_text() == "Мистер Х · против: компьютер (сложный)"
     assert row(vs_computer).locator(".mygame-when").inner_text() == "ходов ещё не было"
     assert row(vs_people).locator(".mygame-when").inner_text().startswith("последний ход ")
+
+
+def test_the_lobby_form_lets_the_creator_choose_to_wait(table_server: str, new_page: Any) -> None:
+    """"If a player leaves": the computer plays for them (the default) or wait; stored with the
+    game (its state says so)."""
+    page = new_page(**SIZES["laptop"])
+    page.goto(table_server + "/")
+    page.wait_for_selector(".lobby[data-ready='1']")
+    options = page.locator("#on_absent option").all_inner_texts()
+    assert options == ["The computer plays for them until they come back", "Wait for them"]
+    assert page.input_value("#on_absent") == "ai"
+    chosen = {}
+    for choice in ("wait", "ai"):
+        page.select_option("#detectives", "1")
+        page.select_option("#on_absent", choice)
+        page.click("#create")
+        page.wait_for_selector("#links:not([hidden])")
+        game_id = page.inner_text("#game-id")
+        href = page.locator(".link-row[data-link='spectator'] a").first.get_attribute("href")
+        token = href.split("#t=")[1]
+        state = httpx.get(f"{table_server}/api/games/{game_id}/state", params={"token": token}).json()
+        chosen[choice] = state["absent"]["on"]
+    assert chosen == {"wait": "wait", "ai": "ai"}
+    page.select_option("#lang-picker", "pl")
+    page.wait_for_function("() => document.querySelector('label[for=on_absent]').textContent "
+                           "=== 'Gdy gracz wyjdzie'")
