@@ -427,3 +427,42 @@ def test_sockets_of_one_view_share_a_sync_build(tmp_path: Path, monkeypatch) -> 
             b.send_text('{"type":"sync"}')
             assert state_of(b) == fresh
             assert builds == 1, builds
+
+
+def test_closed_connections_give_their_count_back(server: LiveServer) -> None:
+    """320 connections held from one address: the next is refused 429 (before, nothing was
+    capped). Closed, they give their count back: more than the cap one after another, plain
+    requests, refused ones (431), and WebSockets (uvicorn hands their transport to the
+    WebSocket protocol, which gives the count back when they close), are all served."""
+    import asyncio
+
+    import websockets
+
+    g = server.create(preset="classic", detectives=2)
+    _files(4096)
+    held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(320)]
+    try:
+        with socket.create_connection(("127.0.0.1", server.port)) as s:
+            assert _answer(s, 3).startswith(b"HTTP/1.1 429 ")
+    finally:
+        for s in held:
+            s.close()
+    time.sleep(0.3)  # the server sees them closed
+
+    async def sockets(n: int) -> int:
+        ok = 0
+        for _ in range(n):
+            async with websockets.connect(server.url(g, "spectator")) as ws:
+                ok += '"type":"welcome"' in str(await ws.recv())
+        return ok
+
+    assert asyncio.run(sockets(340)) == 340
+    for _ in range(340):
+        with socket.create_connection(("127.0.0.1", server.port)) as s:
+            s.sendall(b"GET /api/presets HTTP/1.1\r\nHost: x\r\n"
+                      + b"".join(b"X-%d: a\r\n" % i for i in range(101)) + b"\r\n")
+            assert _answer(s).startswith(b"HTTP/1.1 431 ")
+    with httpx.Client(timeout=5) as c:  # keep-alive off: a connection a request
+        codes = [c.get(server.base + "/api/presets", headers={"Connection": "close"}
+                       ).status_code for _ in range(340)]
+    assert codes == [200] * 340
