@@ -41,6 +41,19 @@ On a small machine, ``--round-size 50`` plays every arm to 50 games, then every 
 and so on, so that a run stopped by time (``timeout``) leaves arms of equal size; the run
 folders resume, and ``--max-new-games 0 --write`` only tabulates what they hold.
 
+The thesis's Table 7.10 (``--table-7-10``): ``nw`` against ``nw``, the same playouts a move for
+both sides (default 1,000 and 2,500), on each independent start sample of ``--samples``
+(arena seeds, default 11 and 2012), each sample's and the pooled detectives' win rate against
+the thesis's 43.0 +/- 3.1 and 59.7 +/- 3.0, "within" when the difference is at most the two
+95% half-widths combined (sqrt(ours^2 + thesis^2)). One worker by default; the run folders
+(``<out>/table-7-10/nw-<fingerprint>-<playouts>-seed<seed>``) resume, and a changed ``nw``
+starts new ones::
+
+    python benchmarks/nijssen_winands.py --table-7-10 --games 200 --round-size 10 \
+        --workers 1 --out runs/nw-thesis          # 200 games a sample, 400 a point
+    python benchmarks/nijssen_winands.py --table-7-10 --games 200 --max-new-games 0 \
+        --out runs/nw-thesis                      # only tabulate what the folders hold
+
 The levels (``--levels``): each level of ``scotlandyard.ai.agents.LEVELS`` on each side
 against ``nw``, Mr X's levels against ``nw`` detectives at ``--levels-mr-x-opponent``
 iterations (default 4,000: at 1,000 every MCTS Mr X wins about 80%, a ceiling), the

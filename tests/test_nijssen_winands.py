@@ -216,3 +216,33 @@ def test_write_versus_replaces_its_block_and_keeps_the_rest(tmp_path: Path) -> N
     assert "table two" in text and "table one" not in text
     assert "## Other\n\nkept text" in text and text.startswith("# Experiments\n\nintro")
     assert "UTC (load " in text
+
+
+def test_table_7_10_plays_each_budget_and_sample_and_pools_them(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fake = FakeArena()
+    monkeypatch.setattr(nw, "run_arena", fake)
+    args = argparse.Namespace(games=4, round_size=2, budgets=[1000, 2500], samples=[11, 2012],
+                              workers=1, backend="local", out=str(tmp_path), no_progress=True,
+                              max_new_games=None)
+    rows = nw.run_table_7_10(args)
+    # rounds of 2 over the four runs (two budgets x two start samples), then to 4
+    assert [g for _, g, _ in fake.calls] == [2] * 4 + [4] * 4
+    assert [(r["budget"], r["sample"]) for r in rows] == [
+        (1000, "11"), (1000, "2012"), (1000, "pooled"),
+        (2500, "11"), (2500, "2012"), (2500, "pooled")]
+    pooled = [r for r in rows if r["sample"] == "pooled"]
+    assert all(r["games"] == 8 and r["wins"] == 4 for r in pooled)  # the fake splits games
+
+
+def test_table_7_10_text_judges_against_the_thesis_with_both_intervals() -> None:
+    rows = [{"budget": 1000, "sample": "pooled", "wins": 172, "games": 400},   # 43.0%
+            {"budget": 1000, "sample": "11", "wins": 60, "games": 200},        # 30.0%
+            {"budget": 2500, "sample": "pooled", "wins": 0, "games": 0}]
+    text = nw.table_7_10_text(rows)
+    lines = text.splitlines()
+    assert len(lines) == 5 and all(line.count("|") == 10 for line in lines)
+    assert "43.0 +/- 3.1" in lines[2] and "+0.0" in lines[2] and lines[2].endswith("yes |")
+    # 30% on 200 games: half-width 6.4, combined with 3.1: 7.1 < 13.0 points
+    assert "-13.0" in lines[3] and "7.1" in lines[3] and "**no**" in lines[3]
+    assert "0/0" in lines[4]
