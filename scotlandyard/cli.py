@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -278,28 +278,48 @@ def check(
 def verify(
     file: Annotated[Path, typer.Argument(help="The state of a finished web game, as JSON "
                                               "(GET /api/games/ID/state after the end).")],
+    seen: Annotated[Path | None, typer.Option(
+        "--seen", help="The seals seen during the game (the file the game page saves with "
+                       "\"Save the seals seen\"): the openings are checked against those.",
+        dir_okay=False)] = None,
 ) -> None:
-    """Check Mr X's sealed log offline: every opening matches its commitment, his start is the
-    one sealed before the first move, and his opened journey is legal from it with the tickets
-    shown. Exit 0 if honest, 1 with what is wrong."""
-    import json
+    """Check Mr X's sealed log offline: every opening matches its commitment (and, with
+    --seen, the commitment seen during the game), his start is the one sealed before the first
+    move, the start decks are the preset's, and his opened journey is legal from his start with
+    the tickets shown. Exit 0 if honest, 1 with what is wrong."""
+    from .server.seal import read_seen, verify_seal
 
-    from .server.seal import verify_seal
+    def load(path: Path, what: str) -> Any:
+        try:
+            if path.stat().st_size > 1 << 20:
+                _fail(f"{path} is over 1 MiB; {what} is a few KB")
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            _fail(f"cannot read {path}: {exc}")
 
-    try:
-        if file.stat().st_size > 1 << 20:
-            _fail(f"{file} is over 1 MiB; a game's state is a few KB")
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        _fail(f"cannot read {file}: {exc}")
+    data = load(file, "a game's state")
     if not isinstance(data, dict):
         _fail(f"{file} is not a game state (a JSON object)")
-    report = verify_seal(data)
+    seals: dict[int, str] | None = None
+    seen_game = None
+    if seen is not None:
+        try:
+            seen_game, seals = read_seen(load(seen, "a file of seals"))
+        except ValueError as exc:
+            _fail(f"{seen}: {exc}")
+    report = verify_seal(data, seals, seen_game)
     if not report.ok:
         _fail("Mr X's log is NOT honest:\n" + "\n".join(f"- {p}" for p in report.problems))
+    against = (f"; each is the seal seen during the game ({report.seen} in {seen})"
+               if seen is not None else "")
     _console().print(f"OK: {report.checked} seals open correctly (Mr X's start, sealed before "
-                     f"the first move, and {report.checked - 1} log slots) and his journey is "
-                     f"legal from that start, {report.sealed_start}")
+                     f"the first move, and {report.checked - 1} log slots){against} and his "
+                     f"journey is legal from that start, {report.sealed_start}", soft_wrap=True)
+    if seen is None:
+        Console(stderr=True, highlight=False).print(
+            "note: without --seen this checks the final state only against itself: a server "
+            "could have sealed a forged path afresh. Pass the seals the game page saved "
+            "(\"Save the seals seen\") to check the openings against those.", soft_wrap=True)
 
 
 @app.command("rules")

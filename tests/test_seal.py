@@ -222,3 +222,89 @@ def test_a_malformed_state_fails_the_check_without_an_exception(finished, tmp_pa
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "NOT honest" in out.stdout + out.stderr
     assert "Traceback" not in out.stderr
+
+
+def seen_file(state: dict) -> dict:
+    """The file the game page saves ("Save the seals seen"): the seals published during the
+    game (here, an honest one's: its final commitments)."""
+    return {"format": "scotlandyard-seals", "game_id": state["game_id"],
+            "seals": {str(c["slot"]): c["hash"] for c in state["commitments"]}}
+
+
+def legal_forgery(state: dict) -> dict:
+    """Another station for one of Mr X's hidden slots from which his journey is still legal,
+    re-sealed so that every hash matches: a forgery the final state alone cannot expose."""
+    board = london("classic")
+    opened = {o["slot"]: o["station"] for o in state["openings"]}
+    for e in state["view"]["log"]:
+        if e["reveal"] or e["slot"] + 1 not in opened:
+            continue
+        before = opened.get(e["slot"] - 1, state["view"]["start"]["X"])
+        for s in sorted(board.any_neighbours(before) - {e["station"]}):
+            forged = forge(state, e["slot"], s)
+            if verify_seal(forged).ok:
+                return forged
+    raise AssertionError("no legal forgery in this game")  # pragma: no cover
+
+
+def test_a_legal_forged_path_sealed_afresh_fails_against_the_seals_seen(finished):
+    """A server that forges a legal path and seals it afresh at the end passes a check of the
+    final state against itself (issue 28 §5); the seals a player saw during the game expose
+    it: the forged slot's commitment at the end is not the one seen."""
+    from scotlandyard.server.seal import read_seen
+
+    forged = legal_forgery(finished)
+    assert verify_seal(forged).ok  # the final state alone: consistent
+    game, seen = read_seen(seen_file(finished))
+    report = verify_seal(forged, seen, game)
+    assert not report.ok
+    assert any("is not the one seen during the game" in p for p in report.problems), \
+        report.problems
+    honest = verify_seal(finished, seen, game)
+    assert honest.ok and honest.seen == len(finished["commitments"])
+    other = verify_seal(finished, seen, "another-game")
+    assert not other.ok and any("not of this one" in p for p in other.problems)
+    no_start = {k: v for k, v in seen.items() if k != 0}
+    assert any("do not include Mr X's start" in p
+               for p in verify_seal(finished, no_start, game).problems)
+
+
+def test_start_decks_other_than_the_presets_are_rejected(finished):
+    """Emptied (or widened) start decks let a start pass that Mr X could not have drawn: before,
+    a state with emptied decks verified. Now the decks must be a preset's on that board."""
+    for deck in ([], list(range(1, 200))):
+        bad = copy.deepcopy(finished)
+        bad["view"]["rules"]["start_deck_mr_x"] = deck
+        bad["view"]["rules"]["start_deck_detectives"] = deck
+        report = verify_seal(bad)
+        assert not report.ok
+        assert any("are not those of any preset on the classic board" in p
+                   for p in report.problems), report.problems
+
+
+def test_scotlandyard_verify_with_the_seals_seen(finished, tmp_path: Path):
+    """``scotlandyard verify STATE --seen SEEN``: the legal forgery fails (exit 1), the honest
+    state passes and says so; a broken seals file is a clear error."""
+    seen = tmp_path / "seen.json"
+    seen.write_text(json.dumps(seen_file(finished)))
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(legal_forgery(finished)))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(finished))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "scotlandyard", "verify", *args],
+                              capture_output=True, text=True, timeout=60)
+
+    out = run(str(forged), "--seen", str(seen))
+    assert out.returncode == 1 and "not the one seen during the game" in out.stdout + out.stderr
+    out = run(str(good), "--seen", str(seen))
+    assert out.returncode == 0, out.stderr
+    assert "each is the seal seen during the game" in " ".join(out.stdout.split())
+    out = run(str(forged))
+    assert out.returncode == 0 and "without --seen" in out.stderr  # alone: it cannot tell
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"format": "scotlandyard-seals", "game_id": "g",
+                                  "seals": {"0": "xyz"}}))
+    out = run(str(good), "--seen", str(broken))
+    assert out.returncode == 1 and "not a SHA-256 hash" in out.stderr

@@ -293,3 +293,61 @@ def test_the_api_docs_run_under_their_own_csp(server: str, new_page: Any) -> Non
     page.goto(server + "/rules")  # the pages keep their strict policy
     page.wait_for_selector(".rules-page")
     assert page.evaluate("window.__csp") == []
+
+
+def test_the_page_saves_the_seals_seen_and_verify_checks_the_end_against_them(
+        server: str, new_page: Any, tmp_path: Any) -> None:
+    """"Save the seals seen" in the sealed log (issue 28 §5) downloads the seals this page has
+    seen so far; at the end ``scotlandyard verify STATE --seen FILE`` checks the openings
+    against them."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+    from websockets.sync.client import connect
+
+    from .helpers import play_first_legal
+
+    game = create_game(server, preset="classic", detectives=1,
+                       seats={"D1": {"kind": "ai", "agent": "random"}})
+    page = new_page(viewport={"width": 1280, "height": 800})
+    page.goto(server + game["links"]["X"])
+    for _ in range(2):
+        page.wait_for_selector(f"{GAME}[data-my-turn='1']")
+        play_first_legal(page)
+    page.click(".commitments summary")
+    button = page.locator("#save-seals")
+    button.scroll_into_view_if_needed()
+    assert button.is_visible() and button.inner_text() == "Save the seals seen"
+    box = button.bounding_box()
+    assert box and 0 <= box["y"] and box["y"] + box["height"] <= 800 and box["height"] >= 20
+    page.locator(".commitments").screenshot(path=str(tmp_path / "save-seals.png"))
+    with page.expect_download() as info:
+        button.click()
+    assert info.value.suggested_filename == f"scotlandyard-seals-{game['game_id']}.json"
+    saved = json.loads(open(info.value.path(), encoding="utf-8").read())
+    token = {"token": game["tokens"]["X"]}
+    now = httpx.get(f"{server}/api/games/{game['game_id']}/state", params=token).json()
+    assert saved["format"] == "scotlandyard-seals" and saved["game_id"] == game["game_id"]
+    assert saved["seals"] == {str(c["slot"]): c["hash"] for c in now["commitments"]}
+    assert "0" in saved["seals"] and len(saved["seals"]) >= 3  # his start and two slots
+    ws_url = server.replace("http", "ws") + f"/ws/{game['game_id']}?token={token['token']}"
+    with connect(ws_url, origin=server) as ws:  # the computer finishes his game
+        ws.send(json.dumps({"type": "takeover", "piece": "X", "agent": "random"}))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            st = httpx.get(f"{server}/api/games/{game['game_id']}/state", params=token).json()
+            if st["view"]["outcome"]:
+                break
+            time.sleep(0.2)
+    seen = tmp_path / "seen.json"
+    seen.write_text(json.dumps(saved))
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(st))
+    out = subprocess.run([sys.executable, "-m", "scotlandyard", "verify", str(state), "--seen",
+                          str(seen)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"each is the seal seen during the game ({len(saved['seals'])} in" in \
+        " ".join(out.stdout.split())

@@ -5,7 +5,7 @@ import { GameSocket, bindRecordDownload, getBoard } from "./api.js";
 import { BoardView, LEGIBLE_SCALE, pieceName } from "./board.js";
 import { applyI18n, has, onLanguageChange, t } from "./i18n.js";
 import { MovePicker, destination, parseMove } from "./notation.js";
-import { changedSeals, firstSeen, verifyJourney, verifyOpenings } from "./verify.js";
+import { changedSeals, firstSeen, sealsFile, verifyJourney, verifyOpenings } from "./verify.js";
 import { h } from "./dom.js";
 import { play as playSound, setSound, soundOn } from "./sound.js";
 import { renderAnalysis } from "./analysis.js";
@@ -155,6 +155,15 @@ export class GamePage {
     $(r, "#tg-possible").addEventListener("change", () => this.renderShading());
     $(r, "#tg-heat").addEventListener("change", () => this.renderShading());
     $(r, "#cover-ok").addEventListener("click", () => this.uncover());
+    $(r, "#save-seals").addEventListener("click", () => { // for scotlandyard verify --seen
+      const url = URL.createObjectURL(new Blob([JSON.stringify(sealsFile(this.gameId, this.seen), null, 1)],
+        { type: "application/json" }));
+      const a = h("a", { href: url, download: `scotlandyard-seals-${this.gameId}.json` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    });
     const input = $(r, "#move-input");
     input.addEventListener("input", () => this.renderSuggestions());
     input.addEventListener("focus", () => this.renderSuggestions());

@@ -67,6 +67,17 @@ export function firstSeen(gameId, commitments, storage = globalThis.localStorage
 }
 
 /**
+ * The file of the seals seen so far (slot -> first-seen hash) that `scotlandyard verify
+ * STATE.json --seen SEEN.json` checks the final openings against (docs/webapp.md, "Seals"):
+ * `{"format": "scotlandyard-seals", "game_id", "saved_at", "seals": {"0": hash, ...}}`.
+ */
+export function sealsFile(gameId, seen) {
+  const seals = {};
+  for (const [slot, hash] of [...seen.entries()].sort((a, b) => a[0] - b[0])) seals[String(slot)] = hash;
+  return { format: "scotlandyard-seals", game_id: gameId, saved_at: new Date().toISOString(), seals };
+}
+
+/**
  * After a takeback: forget the first-seen commitments (in `seen` and in local storage) of the
  * log slots beyond the new log `log` only: those moves were undone and their slots get new
  * seals when filled again. Every slot still in the log keeps the commitment first seen, so a
