@@ -30,11 +30,16 @@ have no running games of its own).
     python benchmarks/server_load.py --db pg-temp --workers 2 --games 20 --seconds 10
     python benchmarks/server_load.py --capacity 100,200,300,400,500,600 --seconds 8
     python benchmarks/server_load.py --capacity 300,500 --seconds 10 --gc-probe
+    python benchmarks/server_load.py --capacity 500 --seconds 8 --repeat 3 --pin
 
 ``--capacity N,N,...`` ramps the number of games (bots thinking ``--think`` s before each
 move, like players) and prints one row per count: moves/s, p50/p99 move latency, the server's
-CPU and resident memory, the bots' own CPU (they share the machine), and the knee: the most
-games served with p99 <= ``--knee-ms`` (50) and no errors. With ``--workers N`` (PostgreSQL)
+CPU and resident memory, the bots' own CPU (they share the machine), the machine's load
+average as the row began (other work on the machine shows there), and the knee: the most
+games served with p99 <= ``--knee-ms`` (50) and no errors. ``--repeat N`` runs the whole ramp
+N times on fresh servers and lists each count's p99 of every run; ``--pin`` keeps the bots off
+the server's cores (the server on the first half of the CPUs, the bots on the rest), so their
+CPU cannot decide the result. With ``--workers N`` (PostgreSQL)
 the ramp routes each game, all its sockets, to one worker (``n`` mod N, as a load balancer
 that hashes the game id would) and adds up the workers' CPU and memory:
 
@@ -353,6 +358,7 @@ class Step:
     stats: Stats
     rss_mb: float
     client_cpu: float  # this process's CPU seconds in the window (the bots)
+    load: float = float("nan")  # the machine's 1-minute load average as the window began
 
 
 async def capacity(base: str | list[str], pid: int | list[int], steps: list[int],
@@ -384,13 +390,14 @@ async def capacity(base: str | list[str], pid: int | list[int], steps: list[int]
             load.stats = stats
             load.measuring = True
             t0, mine0 = time.perf_counter(), time.process_time()
+            load_at = os.getloadavg()[0]
             cpu0 = sum(cpu_seconds(p) for p in pids)
             await asyncio.sleep(seconds)
             load.measuring = False
             stats.seconds = time.perf_counter() - t0
             stats.server_cpu = sum(cpu_seconds(p) for p in pids) - cpu0
             out.append(Step(target, stats, sum(rss_mb(p) for p in pids),
-                            time.process_time() - mine0))
+                            time.process_time() - mine0, load_at))
             if pct(stats.latencies, .99) > give_up_ms:
                 break
     finally:
@@ -404,7 +411,7 @@ def print_capacity(steps: list[Step], think: float, knee_ms: float) -> None:
           f"latency = move sent -> ack received, in this client")
     head = (f"{'games':>6} {'sockets':>7} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
             f"{'p99 ms':>7} {'max ms':>7} {'srv cpu %':>9} {'ms/move':>7} {'srv RSS MiB':>11} "
-            f"{'bots cpu %':>10} {'errors':>6}")
+            f"{'bots cpu %':>10} {'errors':>6} {'load':>5}")
     print(head)
     print("-" * len(head))
     knee = None
@@ -419,7 +426,7 @@ def print_capacity(steps: list[Step], think: float, knee_ms: float) -> None:
               f"{(max(s.latencies) * 1000 if n else float('nan')):>7.1f} "
               f"{s.server_cpu / s.seconds * 100:>9.0f} "
               f"{(s.server_cpu * 1000 / n if n else float('nan')):>7.2f} {st.rss_mb:>11.0f} "
-              f"{st.client_cpu / s.seconds * 100:>10.0f} {s.errors:>6}")
+              f"{st.client_cpu / s.seconds * 100:>10.0f} {s.errors:>6} {st.load:>5.2f}")
     print(f"knee: {knee if knee is not None else 'below ' + str(steps[0].games)} games "
           f"(the most with p99 <= {knee_ms:g} ms and no errors)")
     for st in steps:
@@ -454,6 +461,12 @@ def main() -> None:
                          "--think s), one row each, and print the knee (p99 <= --knee-ms)")
     ap.add_argument("--knee-ms", type=float, default=50.0,
                     help="the p99 move latency that defines the knee (default 50)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="capacity mode: the whole ramp this many times, each on a fresh "
+                         "server, each table printed, then each count's p99 of every run")
+    ap.add_argument("--pin", action="store_true",
+                    help="pin the server(s) to the first half of the CPUs and the bots (this "
+                         "process) to the rest, so the bots cannot take the server's cores")
     ap.add_argument("--gc-probe", action="store_true",
                     help="time the server's garbage collections and sample its event loop's "
                          "lag (benchmarks/gc_probe), printed after the rows (whole run)")
@@ -466,8 +479,11 @@ def main() -> None:
             ap.error("--capacity takes whole numbers of games, e.g. 100,200,400")
         if not ramp or ramp[0] < 1:
             ap.error("--capacity needs counts >= 1")
-    if args.games < 1 or args.seconds <= 0 or args.workers < 1:
-        ap.error("--games >= 1, --seconds > 0 and --workers >= 1")
+    if args.games < 1 or args.seconds <= 0 or args.workers < 1 or args.repeat < 1:
+        ap.error("--games >= 1, --seconds > 0, --workers >= 1 and --repeat >= 1")
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if args.pin and len(cpus) < 2:
+        ap.error("--pin needs at least 2 CPUs (and Linux)")
 
     try:  # the bots' own event loop: uvloop (uvicorn's, a dependency) where it installs,
         import uvloop  # so the bots leave more of the shared cores to the server
@@ -475,6 +491,28 @@ def main() -> None:
         uvloop.install()
     except ImportError:  # pragma: no cover - asyncio's own loop
         pass
+    server_cpus = set(cpus[:len(cpus) // 2]) if args.pin else None
+    if args.pin:
+        os.sched_setaffinity(0, set(cpus[len(cpus) // 2:]))  # the bots
+        print(f"pinned: server(s) on CPU {sorted(server_cpus or ())}, bots on CPU "
+              f"{sorted(os.sched_getaffinity(0))}")
+    runs: list[list[Step]] = []
+    for _ in range(args.repeat if ramp else 1):
+        steps = run_once(args, ramp, server_cpus)
+        if steps:
+            runs.append(steps)
+    if len(runs) > 1:
+        print(f"p99 of each run ({len(runs)} runs; load average as each row began):")
+        for i, games in enumerate(ramp):
+            cells = [f"{pct(r[i].stats.latencies, .99):.1f} ms (load {r[i].load:.2f})"
+                     for r in runs if i < len(r)]
+            print(f"  {games} games: " + "; ".join(cells))
+
+
+def run_once(args: argparse.Namespace, ramp: list[int], server_cpus: set[int] | None
+             ) -> list[Step]:
+    """One run: start the server(s), play the rows (or the ramp), stop, print; the ramp's
+    steps (empty without ``--capacity``)."""
     workdir = Path(tempfile.mkdtemp(prefix="sy-load-"))
     db = args.db or str(workdir / "load.sqlite3")
     pg_stop: Callable[[], None] | None = None
@@ -491,7 +529,8 @@ def main() -> None:
 
         db = pg.url
     if args.workers > 1 and not db.startswith(("postgresql://", "postgres://")):
-        ap.error("--workers > 1 needs --db postgresql://... (or pg-temp): SQLite serves one process")
+        raise SystemExit("server_load.py: error: --workers > 1 needs --db postgresql://... "
+                         "(or pg-temp): SQLite serves one process")
     env = dict(os.environ)
     if args.gc_probe:
         probe_dir = str(Path(__file__).resolve().parent / "gc_probe")
@@ -506,6 +545,8 @@ def main() -> None:
             [sys.executable, "-m", "scotlandyard.server", "--port", str(port), "--db", db,
              "--ai-delay", "0", "--no-limits"], cwd=workdir, stdout=logs[-1],
             stderr=subprocess.STDOUT, env=env))
+        if server_cpus:
+            os.sched_setaffinity(procs[-1].pid, server_cpus)
     base = bases[0]
     pids = [p.pid for p in procs]
     steps: list[Step] = []
@@ -565,10 +606,10 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.2f} at the end")
     if ramp:
         print_capacity(steps, args.think, args.knee_ms)
-        print(f"server log error lines: {server_errors}")
+        print(f"server log error lines: {server_errors}", flush=True)
         if args.gc_probe:
             print_gc_probe(workdir)
-        return
+        return steps
     head = (f"{'scenario':<26} {'games':>5} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
             f"{'p90 ms':>7} {'p99 ms':>7} {'max ms':>7} {'srv cpu ms/move':>15} {'errors':>6}")
     print(head)
@@ -590,6 +631,7 @@ def main() -> None:
             print(f"  {label}: {sample}")
     if args.gc_probe:
         print_gc_probe(workdir)
+    return steps
 
 
 def print_gc_probe(workdir: Path) -> None:

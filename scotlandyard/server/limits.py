@@ -6,6 +6,7 @@ benchmarks set their own.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import time
 from collections.abc import Iterable
@@ -113,10 +114,12 @@ class Limits:
     this many seconds after it was created (0: never); it stays playable by its links."""
 
 
+@functools.lru_cache(maxsize=65536)
 def network_of(client: str) -> str:
     """The network that per-network limits count ``client`` in: ``net:A.B.C.0/24`` for IPv4
     (an IPv4-mapped IPv6 address too), ``net:P:Q:R:S::/64`` for IPv6; the text itself for
-    anything that is not an address (``unknown``, a test client's name)."""
+    anything that is not an address (``unknown``, a test client's name). Cached: it is asked
+    on every connection and request, and ``ipaddress`` parses in Python."""
     try:
         addr = ipaddress.ip_address(client.split("%", 1)[0])
     except ValueError:
