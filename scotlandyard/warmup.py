@@ -122,10 +122,21 @@ def warm_up_in_background(names: Sequence[str] = AI_STEPS) -> object:
     """Start :func:`warm_up` of ``names`` in a background thread
     (:func:`scotlandyard.kernel.fast.compile_in_background`): until it ends the other threads'
     searches run on the pure-Python kernel at a budget that answers in their usual time
-    (:func:`scotlandyard.ai.mcts.while_compiling`). Returns the thread."""
+    (:func:`scotlandyard.ai.mcts.while_compiling`). Steps it already ran in this process are
+    not run again. Returns the thread."""
     from .kernel.fast import compile_in_background
 
-    return compile_in_background(lambda: warm_up(names), name="ai-warm-up")
+    def work() -> None:
+        todo = [n for n in names if n not in _warmed]
+        warm_up(todo)
+        _warmed.update(todo)
+
+    return compile_in_background(work, name="ai-warm-up")
+
+
+_warmed: set[str] = set()
+"""The steps :func:`warm_up_in_background` finished in this process (a second call for them,
+a server's worker asked again, compiles nothing)."""
 
 
 __all__ = ["AI_STEPS", "STEPS", "Step", "steps_named", "warm_up", "warm_up_in_background"]

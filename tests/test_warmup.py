@@ -123,3 +123,15 @@ def test_the_warm_up_command_refuses_an_unknown_step():
     assert "unknown warm-up step(s) bogus" in res.output and "batch" in res.output
     res = CliRunner().invoke(cli_app, ["warm-up", "--what", "some"])
     assert res.exit_code == 1 and "--what is all or ai" in res.output
+
+
+def test_a_second_background_warm_up_in_a_process_compiles_nothing(monkeypatch):
+    from scotlandyard import warmup
+
+    ran: list[list[str]] = []
+    monkeypatch.setattr(warmup, "_warmed", set())
+    monkeypatch.setattr(warmup, "warm_up", lambda names: ran.append(list(names)) or [])
+    for _ in range(2):
+        thread = warmup.warm_up_in_background()
+        thread.join(10)  # type: ignore[attr-defined]
+    assert ran == [["playouts", "mcts"], []]
