@@ -74,7 +74,8 @@ def test_a_playout_bound_budget_is_capped_while_compiling():
 @pytest.mark.parametrize("side,piece", [("mr_x", "X"), ("detectives", "D1")])
 def test_medium_moves_in_its_usual_time_while_the_kernel_compiles(compiling, side, piece):
     """``medium`` answers within its 1 s pace on the compiled kernel; on the pure-Python one
-    its 1,000 iterations take seconds: while compiling it searches there, capped."""
+    its 1,000 iterations take up to its 2 s cap (3 s with a double move) under load: while
+    compiling it searches there, capped at 0.4 s a search."""
     game = Game.new(Rules.classic(), seed=5)
     if side == "detectives":
         game.push(game.legal_moves()[0])
@@ -85,7 +86,7 @@ def test_medium_moves_in_its_usual_time_while_the_kernel_compiles(compiling, sid
     assert move in game.legal_moves()
     search = agent.agents[side].last_search  # type: ignore[attr-defined]
     assert search is not None and search.kern.fast is False  # pure Python, not waiting
-    assert took < 1.0, took
+    assert took < 1.5, took  # the 0.4 s cap and the search's set-up, on a busy machine
 
 
 def test_the_first_computer_move_of_a_server_while_its_kernel_compiles(tmp_path: Path,
