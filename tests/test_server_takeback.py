@@ -62,6 +62,37 @@ def _safe_move(view: dict[str, Any]) -> str:
     return str(view["legal_moves"][0])
 
 
+def _quiet(view: dict[str, Any]) -> list[str]:
+    """The legal moves that do not land where Mr X may be (they tell the detectives nothing
+    of him, so they may be taken back)."""
+    possible = set(view["possible"])
+    return [str(m) for m in view["legal_moves"]
+            if not (m.split(":")[-1].lstrip("TBU").isdigit()
+                    and int(m.split(":")[-1].lstrip("TBU")) in possible)]
+
+
+def _round_one_quietly(client: TestClient, socks: Sockets) -> tuple[Any, Any, Any]:
+    """A game of Mr X, D1 and D2 (people, a token each): Mr X moves, then D1 and D2 each make a
+    quiet move (a new game until both can: all of a detective's moves may land where Mr X may
+    be). Their sockets, at version 3."""
+    for _ in range(30):
+        g = create(client, detectives=2)
+        wx, _, st = socks.open(g, "X")
+        w1, _, _ = socks.open(g, "D1")
+        w2, _, _ = socks.open(g, "D2")
+        send(wx, type="move", move=st["view"]["legal_moves"][0])
+        st = until(w1, lambda m: m["type"] == "state" and m["version"] == 1)
+        if quiet := _quiet(st["view"]):
+            assert ask(w1, type="move", move=quiet[0])["version"] == 2
+            st = until(w2, lambda m: m["type"] == "state" and m["version"] == 2)
+            if quiet := _quiet(st["view"]):
+                assert ask(w2, type="move", move=quiet[0])["version"] == 3
+                return wx, w1, w2
+        for ws in (wx, w1, w2):
+            socks.close(ws)
+    raise AssertionError("30 games without quiet moves for D1 and D2")
+
+
 def _play_to_the_first_reveal(ws: Any, st: dict[str, Any]) -> dict[str, Any]:
     """Play the detectives until Mr X's first reveal is in their log and they are to move."""
     while True:
@@ -101,7 +132,7 @@ def test_the_reveal_attack_is_refused(client, socks, how):
     assert now["version"] == version and _knowledge(now) == (log, possible)
     # a move of their own made since his reveal is theirs to take back, at once: nothing of
     # his is undone, and they know no more than before it
-    moved = ask(wd, type="move", move=_safe_move(st["view"]))
+    moved = ask(wd, type="move", move=_quiet(st["view"])[0])  # his station shown: not there
     assert moved["version"] == version + 1
     back = ask(wd, type="takeback")
     assert back["type"] == "state" and back["version"] == version, back
@@ -112,15 +143,7 @@ def test_the_reveal_attack_is_refused(client, socks, how):
 def test_a_team_mates_move_needs_that_mates_agreement(client, socks):
     """D1 cannot undo D2's move unasked: D2 (whose move it undoes) and Mr X (a person) must
     both agree; D1 cannot answer his own offer; one refusal drops it."""
-    g = create(client, detectives=2)
-    wx, _, st = socks.open(g, "X")
-    w1, _, _ = socks.open(g, "D1")
-    w2, _, _ = socks.open(g, "D2")
-    send(wx, type="move", move=st["view"]["legal_moves"][0])
-    st = until(w1, lambda m: m["type"] == "state" and m["version"] == 1)
-    assert ask(w1, type="move", move=_safe_move(st["view"]))["version"] == 2
-    st = until(w2, lambda m: m["type"] == "state" and m["version"] == 2)
-    assert ask(w2, type="move", move=_safe_move(st["view"]))["version"] == 3
+    wx, w1, w2 = _round_one_quietly(client, socks)
     # Mr X has not moved since: D1 may ask, and the offer undoes D1's and D2's moves
     offer = ask(w1, type="takeback")["takeback"]
     assert offer == {"by": "D1", "side": "detectives", "to_ply": 2, "opponent": True,
@@ -139,15 +162,7 @@ def test_a_team_mates_move_needs_that_mates_agreement(client, socks):
 
 def test_a_takeback_by_one_detective_of_his_own_move_alone(client, socks):
     """D2 takes back only his own move (D1's stays): D1's agreement is not asked, Mr X's is."""
-    g = create(client, detectives=2)
-    wx, _, st = socks.open(g, "X")
-    w1, _, _ = socks.open(g, "D1")
-    w2, _, _ = socks.open(g, "D2")
-    send(wx, type="move", move=st["view"]["legal_moves"][0])
-    st = until(w1, lambda m: m["type"] == "state" and m["version"] == 1)
-    ask(w1, type="move", move=_safe_move(st["view"]))
-    st = until(w2, lambda m: m["type"] == "state" and m["version"] == 2)
-    ask(w2, type="move", move=_safe_move(st["view"]))
+    wx, w1, w2 = _round_one_quietly(client, socks)
     assert ask(w2, type="takeback")["takeback"]["mates"] == []
     st = ask(wx, type="takeback", accept=True)
     assert st["version"] == 2 and st["view"]["to_move"] == "D2"
@@ -160,13 +175,17 @@ def test_each_side_has_a_limited_number_of_takebacks(tmp_path):
                                limits=Limits(takebacks=2))) as c:
         s = Sockets(c)
         try:
-            g = create(c, detectives=2, play_as="detectives", seats={"X": AI})
-            wd, _, st = s.open(g, "detectives")
-            st = _detectives_turn(wd, st)
+            for _ in range(30):  # a game where D1 has a quiet move (one that may be undone)
+                g = create(c, detectives=2, play_as="detectives", seats={"X": AI})
+                wd, _, st = s.open(g, "detectives")
+                st = _detectives_turn(wd, st)
+                if quiet := _quiet(st["view"]):
+                    break
+                s.close(wd)
             for _ in range(2):
-                assert ask(wd, type="move", move=_safe_move(st["view"]))["type"] == "state"
+                assert ask(wd, type="move", move=quiet[0])["type"] == "state"
                 assert ask(wd, type="takeback")["version"] == st["version"]
-            assert ask(wd, type="move", move=_safe_move(st["view"]))["type"] == "state"
+            assert ask(wd, type="move", move=quiet[0])["type"] == "state"
             err = ask(wd, type="takeback")
             assert err["code"] == "not_allowed", err
             assert "used its 2 takebacks of this game" in err["message"]
