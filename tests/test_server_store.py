@@ -103,7 +103,7 @@ def test_text_that_is_not_utf8_in_any_table_quarantines_its_game_only(tmp_path, 
     start-up with sqlite3's "Could not decode to UTF-8" traceback), that game is quarantined,
     every other game plays and the lobby still lists the healthy public games."""
     db = tmp_path / "g.sqlite3"
-    with app(db) as c:
+    with app(db, lobby_rows_per_client=10) as c:  # five games of one address listed
         bad = {name: create(c, detectives=2, public=True, play_as="X")
                for name in ("chat", "token", "options", "outcome")}
         healthy = create(c, detectives=2, public=True, play_as="X")
@@ -122,7 +122,7 @@ def test_text_that_is_not_utf8_in_any_table_quarantines_its_game_only(tmp_path, 
     sql(db, f"UPDATE game_options SET options = {not_utf8} WHERE game_id = ?", ids["options"])
     sql(db, f"UPDATE games SET outcome = {not_utf8} WHERE id = ?", ids["outcome"])
     caplog.set_level(logging.ERROR, logger="scotlandyard.server")
-    with app(db) as c:  # the server starts: these games were played a moment ago (resumed)
+    with app(db, lobby_rows_per_client=10) as c:  # five games of one address listed  # the server starts: these games were played a moment ago (resumed)
         assert move_x(c, healthy)["version"] == 1
         for name, g in bad.items():
             r = c.get(f"/api/games/{g['game_id']}/state", params={"token": g["tokens"]["X"]})

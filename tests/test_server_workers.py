@@ -352,7 +352,7 @@ def test_an_ai_seat_whose_worker_dies_is_taken_over_within_seconds(workers) -> N
 
 
 def _lock_holder(url: str, game_id: str) -> str | None:
-    """The id of the worker holding ``game_id``'s advisory lock (``store_pg.py``), or None."""
+    """The id of the worker holding ``game_id``'s advisory lock (``store/postgres.py``), or None."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as db:

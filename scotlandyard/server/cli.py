@@ -209,7 +209,7 @@ def serve(
     from ..kernel.fast import compile_in_background
 
     compile_in_background(_warm_up_ai, name="ai-warm-up")
-    from .store_pg import redact_url
+    from .store.postgres import redact_url
 
     files = raise_file_limit()
     if log_format is LogFormat.text:

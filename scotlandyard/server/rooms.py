@@ -53,9 +53,9 @@ from .protocol import frame_text as _json
 from .store import (
     UNAVAILABLE,
     AsyncStore,
+    GameStore,
     LobbyRow,
     MoveConflict,
-    Store,
     StoredCommitment,
     StoredGame,
     StoredSeat,
@@ -1086,7 +1086,7 @@ class GameServer:
     """All games of one server: creation, lookup by token, lazy loading, AI scheduling,
     quarantine of damaged games and archiving of idle ones."""
 
-    def __init__(self, store: Store, ai_delay: float = 0.6, ai_workers: int = 0,
+    def __init__(self, store: GameStore, ai_delay: float = 0.6, ai_workers: int = 0,
                  absent_timeout: float = X_ABSENT_SECONDS,
                  limits: Limits | None = None, *, clients: ClientLimits | None = None) -> None:
         """Serve the games in ``store``; AI seats wait ``ai_delay`` seconds before moving and

@@ -1,10 +1,10 @@
 """PostgreSQL persistence of the web server's games, for many server processes on one database.
 
-:class:`PgStore` is the SQLite :class:`~scotlandyard.server.store.Store` on PostgreSQL: the same
-tables, the same migrations (``store.MIGRATIONS``, column types translated), the same methods.
+:class:`PgStore` runs the store's shared SQL (:class:`~.base.SqlStore`) on PostgreSQL: the same
+tables, the same migrations (``base.MIGRATIONS``, column types translated), the same methods.
 The store's SQL is written once, for SQLite; :class:`_PgConnection` runs it on psycopg 3
 (``?`` placeholders, ``BEGIN IMMEDIATE``, ``INSERT OR IGNORE``, sqlite3's exception classes),
-so a method added to ``Store`` works on both databases.
+so a method added to ``SqlStore`` works on both databases.
 
 What PostgreSQL adds, for several workers (processes, on one or several machines):
 
@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .store import MoveConflict, Store, StoredCommitment, StoredGame, StoreError
+from .base import MoveConflict, SqlStore, StoredCommitment, StoredGame, StoreError, _statements
 
 log = logging.getLogger("scotlandyard.server")
 
@@ -183,8 +183,6 @@ class _PgConnection:
 
     def executescript(self, script: str) -> None:
         """Run several statements (no parameters)."""
-        from .store import _statements
-
         for statement in _statements(script):
             self.execute(statement)
 
@@ -227,7 +225,7 @@ class _PgTransaction:
             store._lock.release()
 
 
-class PgStore(Store):
+class PgStore(SqlStore):
     """The server's PostgreSQL database (``postgresql://user:password@host:port/dbname``).
 
     One connection for the store's statements (used from any thread, one statement or
@@ -252,7 +250,7 @@ class PgStore(Store):
         self._listener: threading.Thread | None = None
         self._stop = threading.Event()
         try:
-            self._db = _PgConnection(self._connect, self._lock)  # type: ignore[assignment]
+            self._db = _PgConnection(self._connect, self._lock)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to {self.path}: {exc}") from exc
         # the SQLite store's read connection and locks are this one connection and lock here
@@ -463,7 +461,7 @@ the other workers when it commits. Names the store does not have are skipped."""
 
 
 def _notifying(name: str) -> Callable[..., Any]:
-    base = getattr(Store, name)
+    base = getattr(SqlStore, name)
 
     @functools.wraps(base)
     def method(self: PgStore, game_id: str, *args: Any, **kwargs: Any) -> Any:
@@ -478,5 +476,5 @@ def _notifying(name: str) -> Callable[..., Any]:
 
 
 for _name in _GAME_WRITES:
-    if hasattr(Store, _name):
+    if hasattr(SqlStore, _name):
         setattr(PgStore, _name, _notifying(_name))

@@ -1,44 +1,21 @@
-"""SQLite persistence of the web server's games: set-up, seats, token hashes, moves, commitments.
+"""The store's interface and what its two backends share (``docs/webapp.md``, "Storage").
 
-The truth of a game (Mr X's start, his moves, the commitment salts) is stored here because the
-server must be able to rebuild every game after a restart; none of it leaves the server except
-through the views and records the rooms hand out.
-
-Durability: the database runs in WAL mode with ``synchronous=NORMAL``. Each move is one
-transaction, committed before the move is acknowledged. In WAL mode a committed transaction is
-in the log file the moment ``COMMIT`` returns, so a server process that is killed (SIGKILL,
-crash) loses nothing it has acknowledged, and the database is never corrupted; only a power
-loss or an OS crash can drop the last few moves (NORMAL syncs the log at checkpoints, not at
-every commit). ``synchronous=FULL`` would add an fsync to every move, a disk round trip on the
-event loop for every player of every game, to protect against a machine crash that costs at
-most the last moves of a board game. Use ``Store(path, synchronous="FULL")`` where that trade
-is wrong.
-
-Concurrency: the server calls a store from two worker threads (never from the event loop): one
-for writes, one for reads, each with its own connection, so a write lock held by another
-process (a backup, the ``sqlite3`` shell) delays writes only, never the loop or the reads.
-A server takes an exclusive lock on ``PATH.lock`` for as long as it runs: a second server on the
-same database refuses to start (two servers would each think they own every game).
-
-The interface (:class:`Store`'s public methods and the ``Stored*`` rows) is all the rest of the
-server knows of the database; another backend (PostgreSQL) implements the same methods.
+:class:`GameStore` is all the rest of the server knows of its database; :class:`SqlStore` holds
+the SQL both backends run (written once, for SQLite), the schema and its migrations, the rows
+(``Stored*``) and the errors. The backends are one module each, neither importing the other:
+:mod:`.sqlite` (an embedded file, one server) and :mod:`.postgres` (many workers).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import functools
 import json
-import logging
-import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -248,67 +225,23 @@ class LobbyRow:
     token_names: list[str]
 
 
-class Store:
-    """The server's SQLite database: a write connection and a read connection (each used by
-    one thread at a time), and the lock that keeps a second server away."""
+class SqlStore:
+    """The methods both backends share: the store's SQL, written once for SQLite (the
+    PostgreSQL backend runs it through a connection that translates it). A backend sets
+    ``path``, ``_db`` (the write connection), ``_rdb`` (the read one), ``_wlock``/``_rlock``
+    (their thread locks), ``_group_thread`` and ``shared``, and may override ``_tx``."""
 
-    def __init__(self, path: str | Path, synchronous: str = "NORMAL", *,
-                 exclusive: bool = False, busy_timeout: float = 5.0) -> None:
-        """Open (and create or check) the database at ``path`` (``":memory:"`` for tests).
-        ``exclusive``: take the server lock (raise :class:`StoreLocked` if another process
-        holds it). A write waits ``busy_timeout`` seconds for another process's lock, then is
-        refused (:class:`StoreBusy`)."""
-        if synchronous not in ("NORMAL", "FULL"):
-            raise ValueError("synchronous is NORMAL or FULL")
-        self.path = str(path)
-        self._lock_file: int | None = None
-        if exclusive and self.path != ":memory:":
-            self._take_lock()
-        ms = int(busy_timeout * 1000)
-        self._wlock: threading.Lock | threading.RLock = threading.Lock()
-        self._group_thread: int | None = None  # the thread writing a group (Store.group)
-        try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute(f"PRAGMA busy_timeout = {ms}")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute(f"PRAGMA synchronous = {synchronous}")
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
-            if self.path == ":memory:":
-                self._rdb = self._db
-            else:
-                self._rdb = sqlite3.connect(self.path, isolation_level=None,
-                                            check_same_thread=False)
-                self._rdb.execute(f"PRAGMA busy_timeout = {ms}")
-        except sqlite3.Error as exc:
-            self._release_lock()
-            raise StoreError(f"{self.path} cannot be opened as a game database: {exc}") from exc
-        self._rlock: threading.Lock | threading.RLock = (
-            threading.Lock() if self._rdb is not self._db else self._wlock)
+    path: str
+    shared: bool = False
+    _db: Any
+    _rdb: Any
+    _wlock: threading.Lock | threading.RLock
+    _rlock: threading.Lock | threading.RLock
+    _group_thread: int | None = None
 
-    def _take_lock(self) -> None:
-        lock = self.path + ".lock"
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            try:
-                owner = os.read(fd, 64).decode(errors="replace").strip() or "?"
-            finally:
-                os.close(fd)
-            why = (f"another scotlandyard server (pid {owner}) is using {self.path} (it holds "
-                   f"{lock}); stop it, or give this one another --db")
-            raise StoreLocked(why) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self._lock_file = fd
-
-    def _release_lock(self) -> None:
-        if self._lock_file is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._lock_file, fcntl.LOCK_UN)
-                os.close(self._lock_file)
-            self._lock_file = None
+    def close(self) -> None:
+        """Close the database (each backend its own way)."""
+        raise NotImplementedError
 
     def _migrate(self) -> None:
         """Bring the schema to :data:`SCHEMA_VERSION` in one transaction (each missing script of
@@ -358,14 +291,6 @@ class Store:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         return int(row[0])
 
-    def close(self) -> None:
-        """Close the database (and give up the server lock)."""
-        if self._rdb is not self._db:
-            self._rdb.close()
-        self._db.close()
-        self._release_lock()
-
-    # ---- writes ---------------------------------------------------------------------------
     def create_game(self, game_id: str, *, preset: str, rules: dict[str, Any],
                     start: dict[str, int], seed: int | None, hotseat: bool,
                     seats: Iterable[StoredSeat], token_hashes: dict[str, str],
@@ -585,7 +510,7 @@ class Store:
                 "INSERT INTO tokens(hash, game_id, name) SELECT ?, ?, ? WHERE NOT EXISTS "
                 f"(SELECT 1 FROM tokens WHERE game_id = ? AND name IN ({marks}))",
                 (token_hash, game_id, name, game_id, *blocking))
-            return cur.rowcount == 1
+            return bool(cur.rowcount == 1)
 
     def lobby_games(self, limit: int) -> list[LobbyRow]:
         """What the lobby lists of the newest public games still being played, in three
@@ -834,21 +759,6 @@ def _station(value: object) -> int:
     return value
 
 
-def open_store(url: str | Path, **sqlite_options: Any) -> Store:
-    """The store at ``url``: ``postgresql://...`` (or ``postgres://``) is a PostgreSQL database
-    (``pip install 'scotlandyard[pg]'``), anything else a SQLite file (``sqlite:///path`` or a
-    plain path; ``:memory:`` for tests). ``sqlite_options`` go to :class:`Store` (``exclusive``,
-    ``busy_timeout``, ``synchronous``); PostgreSQL serves many processes and takes no lock."""
-    text = str(url)
-    if text.startswith(("postgresql://", "postgres://")):
-        from .store_pg import PgStore
-
-        return PgStore(text)
-    if text.startswith("sqlite:///"):
-        text = text[len("sqlite:///"):]
-    return Store(text, **sqlite_options)
-
-
 class _Transaction:
     """``BEGIN IMMEDIATE`` .. ``COMMIT`` (``ROLLBACK`` on an exception), holding the write
     connection's thread lock. A refused ``BEGIN`` or ``COMMIT`` (locked, disk full, read-only)
@@ -915,162 +825,50 @@ class _Savepoint:
                 raise StoreBusy(f"the database refused the write ({exc})") from exc
 
 
-GROUP_MAX = 64
-"""The most writes :class:`AsyncStore` commits in one transaction."""
+class GameStore(Protocol):
+    """What the rest of the server knows of its database (``GameServer.store``): every
+    backend (:class:`~scotlandyard.server.store.sqlite.Store`,
+    :class:`~scotlandyard.server.store.postgres.PgStore`) implements it."""
 
+    path: str
+    shared: bool
 
-class AsyncStore:
-    """Runs a store's calls off the event loop: writes in one thread of their own, reads in
-    another (so reads go on while a write waits for a lock). Works for any object with
-    :class:`Store`'s methods.
-
-    The writes that queue up while one is being committed are committed together, in one
-    transaction (:meth:`Store.group`, where the store has it: each write in a savepoint of
-    its own), and their callers are woken in one hop back to the event loop. A caller's
-    ``await`` returns only after the ``COMMIT`` that made its write durable, so what it then
-    acknowledges survives a ``kill -9``; a write refused inside the group fails alone, a
-    refused ``COMMIT`` fails every write of the group (and none of them is stored)."""
-
-    def __init__(self, store: Store) -> None:
-        """Wrap ``store``; the threads start on first use."""
-        import queue
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.store = store
-        self._writes: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._writer: threading.Thread | None = None
-        self._start = threading.Lock()
-        self._stopped = False
-        self._reader = ThreadPoolExecutor(1, thread_name_prefix="sy-db-read")
-
-    def _queue(self, job: _Job) -> None:
-        if self._stopped:
-            raise RuntimeError("the database threads are shut down")
-        if self._writer is None:
-            with self._start:
-                if self._writer is None:
-                    import atexit
-                    import weakref
-
-                    thread = threading.Thread(target=_write_loop, name="sy-db-write",
-                                              args=(self.store, self._writes), daemon=True)
-                    thread.start()
-                    self._writer = thread
-                    ref = weakref.ref(self)
-
-                    def stop() -> None:  # at exit: finish the queued writes first
-                        me = ref()
-                        if me is not None:
-                            me.shutdown()
-
-                    atexit.register(stop)
-        self._writes.put(job)
-
-    async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` in the write thread (``fn`` is a store method); returns
-        once its transaction is committed."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        self._queue(_Job(functools.partial(fn, *args, **kwargs), future, loop))
-        return await future
-
-    async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` in the read thread."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._reader, functools.partial(fn, *args, **kwargs))
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Queue ``fn(*args)`` in the write thread now, after the writes already queued, and
-        do not wait for it; an error is logged (a write whose result nobody waits for)."""
-        with contextlib.suppress(RuntimeError):  # shut down: the server is stopping
-            self._queue(_Job(functools.partial(fn, *args), None, None))
-
-    def shutdown(self) -> None:
-        """Finish queued calls and stop the threads."""
-        self._stopped = True
-        with self._start:
-            thread = self._writer
-            if thread is not None:
-                self._writes.put(None)
-                if thread is not threading.current_thread():
-                    thread.join()
-                self._writer = None
-        self._reader.shutdown(wait=True)
-
-
-@dataclass
-class _Job:
-    """One queued write: the call, and the future (on its loop) that gets its result."""
-
-    call: Callable[[], Any]
-    future: Any  # asyncio.Future | None (None: nobody waits, an error is logged)
-    loop: Any    # asyncio.AbstractEventLoop | None
-
-
-def _write_loop(store: Any, writes: Any) -> None:
-    """The write thread: take the next write and every one queued behind it (up to
-    :data:`GROUP_MAX`), commit them (together where the store can), hand the results back."""
-    import queue
-
-    log = logging.getLogger("scotlandyard.server")
-    group = getattr(store, "group", None)
-    while True:
-        first = writes.get()
-        if first is None:
-            return
-        jobs = [first]
-        stop = False
-        while len(jobs) < GROUP_MAX:
-            try:
-                job = writes.get_nowait()
-            except queue.Empty:
-                break
-            if job is None:
-                stop = True
-                break
-            jobs.append(job)
-        results: list[tuple[bool, Any]] = []
-        if group is None or len(jobs) == 1:
-            for job in jobs:
-                try:
-                    results.append((True, job.call()))
-                except BaseException as exc:  # handed to the caller
-                    results.append((False, exc))
-        else:
-            try:
-                with group():
-                    for job in jobs:
-                        try:
-                            results.append((True, job.call()))
-                        except Exception as exc:  # this write only: its savepoint undid it
-                            results.append((False, exc))
-            except Exception as exc:  # BEGIN or COMMIT refused: nothing of the group stored
-                results = [(False, exc)] * len(jobs)
-        by_loop: dict[Any, list[tuple[Any, bool, Any]]] = {}
-        for job, (ok, value) in zip(jobs, results, strict=True):
-            if job.future is None:
-                if not ok:
-                    log.error("a database write (%s) was not saved: %s",
-                              getattr(getattr(job.call, "func", None), "__name__", "?"), value)
-                continue
-            by_loop.setdefault(job.loop, []).append((job.future, ok, value))
-        for loop, done in by_loop.items():
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-                loop.call_soon_threadsafe(_settle, done)
-        if stop:
-            return
-
-
-def _settle(done: list[tuple[Any, bool, Any]]) -> None:
-    """On the event loop: give each waiting write its result (or error)."""
-    for future, ok, value in done:
-        if future.cancelled():
-            continue
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
+    def close(self) -> None: ...
+    def group(self) -> contextlib.AbstractContextManager[None]: ...
+    @property
+    def schema_version(self) -> int: ...
+    def create_game(self, game_id: str, *, preset: str, rules: dict[str, Any], start: dict[str, int], seed: int | None, hotseat: bool, seats: Iterable[StoredSeat], token_hashes: dict[str, str], public: bool = False, options: dict[str, Any] | None = None, commitments: Iterable[StoredCommitment] = ()) -> None: ...
+    def add_move(self, game_id: str, ply: int, piece: str, move: str, commitments: Iterable[StoredCommitment] = (), outcome: dict[str, Any] | None = None) -> None: ...
+    def set_seat(self, game_id: str, seat: StoredSeat) -> None: ...
+    def find_token(self, token_hash: str) -> tuple[str, str] | None: ...
+    def has_game(self, game_id: str) -> bool: ...
+    def last_move_at(self, game_id: str) -> float | None: ...
+    def game_ids(self, status: str | None = None) -> list[str]: ...
+    def active_game_ids(self, since: float) -> list[str]: ...
+    def ai_game_ids(self) -> list[str]: ...
+    def load_game(self, game_id: str) -> StoredGame | None: ...
+    def listen(self, callback: Callable[[str | None, str, str], None]) -> None: ...
+    def announce(self, game_id: str, what: str) -> None: ...
+    def live_workers(self) -> set[str]: ...
+    def try_lock_game(self, game_id: str) -> bool: ...
+    def unlock_game(self, game_id: str) -> None: ...
+    def locked_games(self, check: bool = True) -> set[str]: ...
+    def options(self, game_id: str) -> tuple[bool, dict[str, Any]]: ...
+    def set_options(self, game_id: str, options: dict[str, Any]) -> None: ...
+    def token_names(self, game_id: str) -> list[str]: ...
+    def add_token(self, game_id: str, name: str, token_hash: str, unless: Iterable[str]) -> bool: ...
+    def lobby_games(self, limit: int) -> list[LobbyRow]: ...
+    def clock(self, game_id: str) -> dict[str, Any] | None: ...
+    def set_clock(self, game_id: str, state: dict[str, Any]) -> None: ...
+    def add_chat(self, game_id: str, channel: str, author: str, text: str) -> tuple[int, float]: ...
+    def set_outcome(self, game_id: str, outcome: dict[str, Any]) -> None: ...
+    def adjudication(self, game_id: str) -> dict[str, Any] | None: ...
+    def undo_moves(self, game_id: str, ply: int, keep_slots: int, *, last_ply: int | None = None, options: dict[str, Any] | None = None) -> None: ...
+    def add_puzzle_player(self, token_hash: str, rating: tuple[float, float, float]) -> None: ...
+    def puzzle_player(self, token_hash: str) -> tuple[float, float, float, int, int] | None: ...
+    def puzzle_ratings(self) -> dict[str, tuple[float, float, float, int, int]]: ...
+    def puzzles_tried(self, token_hash: str) -> set[str]: ...
+    def rate_puzzle(self, token_hash: str, puzzle_id: str, solved: bool, initial: tuple[float, float, float], update: Callable[[tuple[float, float, float], tuple[float, float, float], float], tuple[float, float, float]], ) -> tuple[tuple[float, float, float], tuple[float, float, float]] | None: ...
+    def set_analysis(self, game_id: str, result: dict[str, Any]) -> None: ...
+    def analysis(self, game_id: str) -> dict[str, Any] | None: ...
+    def chat(self, game_id: str) -> list[tuple[int, float, str, str, str]]: ...
