@@ -13,7 +13,6 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from scotlandyard.server.store import base as store_mod
 from scotlandyard.server.store import (
     SCHEMA_VERSION,
     MoveConflict,
@@ -23,6 +22,7 @@ from scotlandyard.server.store import (
     StoreError,
     open_store,
 )
+from scotlandyard.server.store import base as store_mod
 from scotlandyard.server.store.postgres import PgStore, redact_url, translate
 
 pytestmark = pytest.mark.timeout(120)
