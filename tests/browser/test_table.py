@@ -396,3 +396,59 @@ def test_the_lobby_form_lets_the_creator_choose_to_wait(table_server: str, new_p
     page.select_option("#lang-picker", "pl")
     page.wait_for_function("() => document.querySelector('label[for=on_absent]').textContent "
                            "=== 'Gdy gracz wyjdzie'")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_team_mate_is_asked_before_his_move_is_taken_back(
+        table_server: str, new_page: Any, artifacts: Path, size: str) -> None:
+    """D1's takeback undoes D2's move too (issue 28 §1): D2's page shows the offer with Allow /
+    Refuse, in view and legible; his Allow and Mr X's take it back."""
+    from websockets.sync.client import connect
+
+    def state_at(ws: Any, version: int) -> dict[str, Any]:
+        while True:
+            msg = json.loads(ws.recv(timeout=30))
+            if msg["type"] == "state" and msg["version"] == version:
+                return msg
+
+    def quiet(view: dict[str, Any]) -> list[str]:  # moves that tell them nothing of him
+        return [m for m in view["legal_moves"] if int(m.lstrip("TBU")) not in view["possible"]]
+
+    from contextlib import ExitStack
+
+    ws_base = table_server.replace("http", "ws")
+    stack = ExitStack()
+    for _ in range(30):
+        stack.close()
+        g = create_game(table_server, detectives=2)
+        socks = {n: stack.enter_context(connect(
+            f"{ws_base}/ws/{g['game_id']}?token={g['tokens'][n]}", origin=table_server))
+            for n in ("X", "D1", "D2")}
+        st = state_at(socks["X"], 0)
+        socks["X"].send(json.dumps({"type": "move", "move": st["view"]["legal_moves"][0]}))
+        st = state_at(socks["D1"], 1)
+        if q := quiet(st["view"]):
+            socks["D1"].send(json.dumps({"type": "move", "move": q[0]}))
+            st = state_at(socks["D2"], 2)
+            if q := quiet(st["view"]):
+                socks["D2"].send(json.dumps({"type": "move", "move": q[0]}))
+                state_at(socks["D2"], 3)
+                break
+    else:
+        raise AssertionError("30 games without quiet moves for D1 and D2")
+    try:
+        d2 = open_game(new_page(**SIZES[size]), table_server + g["links"]["D2"])
+        d2.wait_for_selector(f"{GAME}[data-version='3']")
+        socks["D1"].send(json.dumps({"type": "takeback"}))
+        d2.locator("#offer[data-kind='takeback'][data-theirs='1']").wait_for()
+        assert d2.inner_text("#offer-text") == ("A team mate asks to take back the detectives' "
+                                                "moves since Mr X's last one, yours among them.")
+        for sel in ("#offer-text", "#offer-accept", "#offer-decline"):
+            in_view(d2, sel)
+        d2.screenshot(path=str(artifacts / f"table-offer-mate-{size}.png"))
+        d2.click("#offer-accept")
+        socks["X"].send(json.dumps({"type": "takeback", "accept": True}))
+        d2.wait_for_selector(f"{GAME}[data-version='1']")
+        assert d2.locator("#offer").is_hidden()
+    finally:
+        stack.close()
