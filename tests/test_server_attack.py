@@ -24,3 +24,13 @@ def test_the_three_attacks_at_a_small_size_find_nothing(tmp_path: Path) -> None:
     kills = attack.run_kills(tmp_path, kills=2, seed=3)
     assert kills.failures == [] and kills.counts["kills"] == 2
     assert kills.counts["acknowledged moves (each found after the restart)"] > 0
+
+
+def test_the_takeback_attack_finds_nothing(tmp_path: Path) -> None:
+    """Issue 28 §1 at a small size: two games against a computer Mr X, a takeback at his
+    reveal refused each time, no move of his undone, no station lost."""
+    attack = load_benchmark("server_attack")
+    v = attack.run_takeback(tmp_path, games=2, level="random")
+    assert v.failures == [], v.failures
+    assert v.counts["reveal: asked"] == v.counts["reveal: refused"] == 2
+    assert v.counts["stations lost"] == 0 and v.counts["Mr X moves undone"] == 0
