@@ -13,10 +13,14 @@ at ``hard`` (paced at 3 s a move) from 127.0.9.1; each sample is the time from h
    spectator's socket open to each, so every one of them keeps thinking; then the same game
    is measured again.
 
-Aim: the attack's 99th percentile within twice his pace. (Before the fix: 19-23 s a move
+3. **takeback spam** (finding 1): from 127.0.8.1 the detectives of games against a ``max``
+   Mr X move and take the move back while he thinks, until the game's takebacks are used up,
+   then leave it for a new game; the same game is measured again (``--no-spam``: not run).
+
+Aim: each attack's 99th percentile within twice his pace. (Before the fix: 19-23 s a move
 with sixty such games from one address, no move in 60 s spread over six.)
 
-    python benchmarks/ai_fairness.py                 # about 90 s
+    python benchmarks/ai_fairness.py                 # about 2.5 minutes
     python benchmarks/ai_fairness.py --samples 30 --addresses 6
 
 Exits 1 if the aim is missed.
@@ -138,6 +142,50 @@ async def drain(sockets: list[Any]) -> None:
     await asyncio.gather(*(one(ws) for ws in sockets))
 
 
+SPAM_ADDRESS = "127.0.8.1"
+
+
+async def takeback_spam(srv: Server, stop: asyncio.Event, counts: dict[str, int],
+                        rng: random.Random) -> None:
+    """Finding 1's spam: the detectives of games against a `max` Mr X move and take the move
+    back while he thinks (granted at once: his search is cancelled), again and again until the
+    game's takebacks are used up (``Limits.takebacks``), then leave it for a new game."""
+    while not stop.is_set():
+        r = await create_from(srv, SPAM_ADDRESS,
+                              {"detectives": 1, "seats": {"X": {"kind": "ai", "agent": "max"}}})
+        if r.status_code == 429:
+            await asyncio.sleep(float(r.headers.get("Retry-After", "1")))
+            continue
+        assert r.status_code == 201, r.text
+        g = r.json()
+        async with websockets.connect(srv.url(g, "detectives"), max_size=2**23,
+                                      local_addr=(SPAM_ADDRESS, 0)) as ws:
+            moved = False
+            async for text in ws:
+                if stop.is_set():
+                    break
+                msg = json.loads(text)
+                if msg["type"] == "error":
+                    if msg.get("code") == "not_allowed" and "takebacks" in msg.get("message", ""):
+                        break  # this game's takebacks are used up: leave it (no move made)
+                    moved = False
+                    await ws.send(json.dumps({"type": "sync"}))
+                elif msg["type"] == "notice" and msg.get("code") == "takeback":
+                    counts["cycles"] += 1
+                    moved = False
+                elif msg["type"] == "state":
+                    view = msg["view"]
+                    if view["outcome"] is not None:
+                        break
+                    if view["legal_moves"] and not moved:
+                        moved = True
+                        await ws.send(json.dumps({"type": "move",
+                                                  "move": rng.choice(view["legal_moves"])}))
+                    elif not view["legal_moves"] and moved:  # he thinks now: take it back
+                        await ws.send(json.dumps({"type": "takeback"}))
+        counts["games"] += 1
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -163,6 +211,18 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
         reader.cancel()
         for ws in sockets:
             await ws.close()
+        if args.spam:
+            await asyncio.sleep(args.unwatched + 1)  # the attack's games stop thinking
+            stop, counts = asyncio.Event(), {"cycles": 0, "games": 0}
+            spam = asyncio.create_task(takeback_spam(srv, stop, counts, random.Random(2)))
+            print(f"takeback spam from {SPAM_ADDRESS}; {args.samples} replies, load {load()}",
+                  flush=True)
+            spammed = await human_samples(srv, args.samples, rng)
+            stop.set()
+            await asyncio.gather(spam, return_exceptions=True)
+            rows.append(("takeback spam: moves taken back while a `max` Mr X thinks, "
+                         "one address", f"{counts['cycles']} takebacks in {counts['games']} "
+                         "games", spammed, load()))
         log = srv.log.read_text(errors="replace")
     finally:
         srv.stop()
@@ -174,13 +234,15 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     for name, games, xs, ld in rows:
         print(f"| {name} | {games} | {len(xs)} | {statistics.median(xs):.2f} | {p99(xs):.2f} | "
               f"{max(xs):.2f} | {p99(xs) / PACE:.2f} | {ld} |")
-    ok = p99(rows[-1][2]) <= 2 * PACE + 0.25  # (+ the frames' own transit, a few ms)
-    print(f"aim: p99 under attack <= 2 x pace ({2 * PACE:g} s): {'met' if ok else 'MISSED'}")
+    ok = all(p99(r[2]) <= 2 * PACE + 0.25 for r in rows[1:])  # (+ the frames' transit)
+    print(f"aim: p99 under each attack <= 2 x pace ({2 * PACE:g} s): "
+          f"{'met' if ok else 'MISSED'}")
     if "Traceback" in log:
         print(f"FAILED: {log.count('Traceback')} tracebacks in the server log")
         ok = False
     return {"ok": ok, "games": made, "refused": refused, "baseline p99 s": round(p99(base), 2),
-            "attack p99 s": round(p99(under), 2), "replies": len(under)}
+            "attack p99 s": round(p99(under), 2), "replies": len(under),
+            **({"spam p99 s": round(p99(rows[-1][2]), 2)} if args.spam else {})}
 
 def main() -> None:
     args = parser().parse_args()
@@ -202,6 +264,10 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--samples", type=int, default=15, help="replies timed under attack (15)")
     ap.add_argument("--settle", type=float, default=3.0,
                     help="seconds between the attack's start and the timing (3)")
+    ap.add_argument("--spam", action=argparse.BooleanOptionalAction, default=True,
+                    help="a third run: takeback spam against `max` Mr X games (on)")
+    ap.add_argument("--unwatched", type=float, default=5.0,
+                    help="the server's Limits.unwatched_seconds (5), waited out between runs")
     ap.add_argument("--seed", type=int, default=1)
     return ap
 

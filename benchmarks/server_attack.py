@@ -27,7 +27,8 @@ file in a temporary folder), each with its own count and verdict:
    they had seen (both must be 0).
 5. **AI fairness**: six addresses fill their caps with games the computer plays alone at
    ``max``; a person's ``hard`` Mr X must still answer within twice his pace at the 99th
-   percentile (``benchmarks/ai_fairness.py``, about 90 s).
+   percentile, and under takeback spam against ``max`` Mr X games
+   (``benchmarks/ai_fairness.py``, about 2.5 minutes).
 6. **floods within the caps** (issue 28 §2, §4; ``--only headers|slowloris|networks|lobby|
    sync``, about 3 minutes together, each against a server of its own): 40 MB header blocks,
    1,100 half-sent requests at a 1,024-file limit, 600 games asked from one /24, 60 public

@@ -120,6 +120,44 @@ def test_computer_only_games_hold_at_most_half_the_slots():
     asyncio.run(go())
 
 
+def test_one_owner_never_holds_every_slot():
+    """Two slots; owner a's three human-seat games want them: one holds a slot at a time, and
+    another owner's move that comes meanwhile gets the other at once (before: a's two first
+    held both, and the other waited for one of them to end: a `max` Mr X holds his for 20 s)."""
+
+    async def go() -> None:
+        lane = FairLane(2)
+        holding, most = 0, 0
+        release = asyncio.Event()
+
+        async def a_game() -> None:
+            nonlocal holding, most
+            async with lane.hold("a", human=True):
+                holding += 1
+                most = max(most, holding)
+                await release.wait()
+                holding -= 1
+
+        tasks = [asyncio.create_task(a_game()) for _ in range(3)]
+        await asyncio.sleep(0.01)
+        assert (lane.busy, lane.waiting) == (1, 2)
+        got = asyncio.Event()
+
+        async def other() -> None:
+            async with lane.hold("b", human=True):
+                got.set()
+
+        b = asyncio.create_task(other())
+        await asyncio.wait_for(got.wait(), 0.5)
+        await b
+        release.set()
+        await asyncio.gather(*tasks)
+        assert most == 1
+        assert (lane.busy, lane.waiting, lane.by_owner) == (0, 0, {})
+
+    asyncio.run(go())
+
+
 # ---- the cap on computer-only games --------------------------------------------------------------
 def test_games_the_computer_plays_alone_are_capped_per_owner(tmp_path):
     alone = {"detectives": 1, "seats": {"X": {"kind": "ai", "agent": "random"},

@@ -163,7 +163,7 @@ def test_the_fair_lane_serves_owners_in_turn_and_loses_no_slot_to_cancelled_wait
         x = asyncio.create_task(lane._acquire("x"))
         y = asyncio.create_task(lane._acquire("y"))
         await asyncio.sleep(0)
-        lane._release()                         # the slot is handed to x ...
+        lane._release("a")                      # the slot is handed to x ...
         x.cancel()                              # ... which is cancelled before it runs
         await asyncio.gather(x, return_exceptions=True)
         await asyncio.wait_for(y, 1.0)          # the slot went on to y

@@ -50,8 +50,10 @@ class Limits:
     in the database and is loaded again by its next token). Finished games leave at once."""
     heavy_ai: int = 2
     """AI moves of the strongest levels (``hard``, ``max``) computed at once, server-wide; the
-    others wait their turn: the addresses that created their games in turn, each one's in
-    order (``thinker.FairLane``). Cheaper levels never wait behind them. An AI Mr X's move
+    others wait their turn: games with a human seat first, the addresses (/24, /64) that
+    created their games in turn, each one's in order, computer-only games and one address's
+    games in at most all but one of the slots (``thinker.FairLane``). Cheaper levels never
+    wait behind them. An AI Mr X's move
     holds its slot until his reply's pace ends (``thinker.mr_x_paces``: his think time must not
     show in how long the others wait), a detective's only while it thinks."""
     takebacks: int | None = 3

@@ -239,19 +239,26 @@ class FairLane:
     round, not one per game: the others' moves never wait behind all of its games.
 
     Holders are of two kinds: games with a human seat, served first, and games the computer
-    plays alone (``human=False``), served only when no human-seat game waits and holding at
-    most ``computer_slots`` of the slots together (half of them, at least one): the other slots
-    are kept for the games people play, so their moves wait behind computer-only games at
-    most while those hold the last slot (``slots`` 1)."""
+    plays alone (``human=False``), served only when no human-seat game that may take the slot
+    waits, and holding at most ``computer_slots`` of the slots together (half of them, at least
+    one). One owner holds at most ``owner_slots`` at once (all but one, at least one). So with
+    two slots or more neither one client's games nor the computer-only games can take every
+    slot: a move of another owner's game with a human seat waits behind them only for what
+    the rest hold (other owners' human-seat games, in turn)."""
 
-    def __init__(self, slots: int, computer_slots: int | None = None) -> None:
+    def __init__(self, slots: int, computer_slots: int | None = None,
+                 owner_slots: int | None = None) -> None:
         """A free lane of ``slots`` (at least 1), ``computer_slots`` of which computer-only
-        games may hold at once (default: half, at least one)."""
+        games may hold at once (default: half, at least one), ``owner_slots`` one owner's
+        games (default: all but one, at least one)."""
         self.slots = max(1, slots)
         self.computer_slots = (max(1, self.slots // 2) if computer_slots is None
                                else max(1, min(self.slots, computer_slots)))
+        self.owner_slots = (max(1, self.slots - 1) if owner_slots is None
+                            else max(1, min(self.slots, owner_slots)))
         self.busy = 0
         self.computer_busy = 0
+        self.by_owner: dict[str, int] = {}
         self._waiting: dict[bool, OrderedDict[str, deque[asyncio.Future[None]]]] = {
             True: OrderedDict(), False: OrderedDict()}
 
@@ -268,30 +275,31 @@ class FairLane:
         try:
             yield
         finally:
-            self._release(human)
+            self._release(owner, human)
 
-    def _may_take(self, human: bool) -> bool:
-        if self.busy >= self.slots:
+    def _may_take(self, owner: str, human: bool) -> bool:
+        if self.busy >= self.slots or self.by_owner.get(owner, 0) >= self.owner_slots:
             return False
         return human or self.computer_busy < self.computer_slots
 
-    def _take(self, human: bool) -> None:
+    def _take(self, owner: str, human: bool) -> None:
         self.busy += 1
+        self.by_owner[owner] = self.by_owner.get(owner, 0) + 1
         if not human:
             self.computer_busy += 1
 
     async def _acquire(self, owner: str, human: bool = True) -> None:
-        blocked = self._waiting[True] or (not human and self._waiting[False])
-        if self._may_take(human) and not blocked:
-            self._take(human)
+        if not self.waiting and self._may_take(owner, human):
+            self._take(owner, human)
             return
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting[human].setdefault(owner, deque()).append(turn)
+        self._dispatch()
         try:
             await turn
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled():
-                self._release(human)  # handed a slot as it was cancelled: hand it on
+                self._release(owner, human)  # handed a slot as it was cancelled: hand it on
             else:
                 queue = self._waiting[human].get(owner)
                 if queue is not None and turn in queue:
@@ -300,21 +308,34 @@ class FairLane:
                         del self._waiting[human][owner]
             raise
 
-    def _release(self, human: bool = True) -> None:
+    def _release(self, owner: str, human: bool = True) -> None:
         self.busy -= 1
+        left = self.by_owner.get(owner, 0) - 1
+        if left > 0:
+            self.by_owner[owner] = left
+        else:
+            self.by_owner.pop(owner, None)
         if not human:
             self.computer_busy -= 1
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Hand free slots to those who wait: human-seat games first, owners in turn (an
+        owner at its cap is passed over, keeping its place)."""
         for tier in (True, False):
             waiting = self._waiting[tier]
-            while waiting and self._may_take(tier):
-                owner, queue = next(iter(waiting.items()))
+            while self.busy < self.slots:
+                owner = next((o for o, q in waiting.items() if self._may_take(o, tier)), None)
+                if owner is None:
+                    break
+                queue = waiting[owner]
                 turn = queue.popleft()
                 if queue:
                     waiting.move_to_end(owner)  # its next one waits for the other owners
                 else:
                     del waiting[owner]
                 if not turn.done():
-                    self._take(tier)
+                    self._take(owner, tier)
                     turn.set_result(None)
 
 
