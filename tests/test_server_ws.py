@@ -18,7 +18,7 @@ from starlette.websockets import WebSocketDisconnect
 from scotlandyard import Game, Move, PlayerView, Rules
 from scotlandyard.ai import agent_names
 from scotlandyard.record import Record
-from scotlandyard.server import rooms
+from scotlandyard.server import rooms, seats
 from scotlandyard.server.app import create_app
 from scotlandyard.server.protocol import (
     AckMessage,
@@ -394,7 +394,8 @@ def test_ai_seat_takes_over_a_human_seat_moving_now(client):
 
 
 def test_unregistered_level_falls_back_to_random_with_note(client, monkeypatch):
-    monkeypatch.setattr(rooms, "agent_names", lambda: ["random"])  # a server without levels
+    for module in (rooms, seats):  # a server without levels (the catalogue, the seats)
+        monkeypatch.setattr(module, "agent_names", lambda: ["random"])
     assert client.get("/api/presets").json()["fallback"] == {
         lvl: "random" for lvl in ("easy", "medium", "hard", "max")}
     g = create(client, detectives=1, seats={"D1": {"kind": "ai", "agent": "hard"}})

@@ -21,9 +21,10 @@ import logging
 from typing import TYPE_CHECKING, Any, Literal
 
 from .protocol import ProtocolError
+from .seats import DEFAULT_AGENT, LEVELS, Seat
 
 if TYPE_CHECKING:
-    from .rooms import Room, Seat
+    from .table import Table
 
 log = logging.getLogger("scotlandyard.server")
 
@@ -35,7 +36,6 @@ NOTE = "the computer plays while its player is away"
 def game_level(seats: dict[str, Seat], options: dict[str, Any], default: str) -> str:
     """The level the computer plays an absent seat at when the creator named none: the level
     of the game's AI seats (Mr X's first), else the clock's stand-in, else ``default``."""
-    from .rooms import LEVELS
 
     for seat in seats.values():
         if seat.kind == "ai" and seat.agent in LEVELS and seat.agent != "random":
@@ -50,7 +50,7 @@ class Absence:
     """The absent seats of one room: who left when, the timers of their hand-over, and the
     seats the computer took for an absent player (stored in the room's options)."""
 
-    def __init__(self, room: Room) -> None:
+    def __init__(self, room: Table) -> None:
         """Nobody has left yet."""
         self.room = room
         self.departed: set[str] = set()
@@ -72,7 +72,6 @@ class Absence:
         opt = self.room.options.get("absent")
         if isinstance(opt, dict) and isinstance(opt.get("agent"), str) and opt["agent"]:
             return str(opt["agent"])
-        from .rooms import DEFAULT_AGENT
 
         return game_level(self.room.seats, self.room.options, DEFAULT_AGENT)
 
@@ -154,7 +153,6 @@ class Absence:
             room.broadcast_state()  # the others may now hand the seat over themselves
 
     async def _hand_over(self, piece: str) -> None:
-        from .rooms import Seat
 
         room = self.room
         seat = room.seats.get(piece)

@@ -25,11 +25,12 @@ from ..move import MR_X
 from .lobby import covered, token_plan
 from .protocol import ProtocolError, RematchMessage, TakebackMessage
 from .protocol import frame_text as _frame
+from .seats import Seat
 
 if TYPE_CHECKING:
     from ..game import Game
     from .connections import Connection
-    from .rooms import Room
+    from .table import Table
 
 
 def _side_of(role: str) -> str | None:
@@ -96,7 +97,7 @@ def plan_takeback(game: Game, side: str, mine: Collection[str], human: Collectio
 class Again:
     """The rematch offer and the takeback offer of one room."""
 
-    def __init__(self, room: Room) -> None:
+    def __init__(self, room: Table) -> None:
         """No offers yet."""
         self.room = room
         self.offer: dict[str, Any] | None = None  # rematch
@@ -165,7 +166,7 @@ class Again:
 
     def _creator(self, conn: Connection) -> str:
         """Whose game-creation bucket a rematch takes from: the address that created this
-        game (:attr:`Room.owner <scotlandyard.server.rooms.Room.owner>`), or, when this
+        game (:attr:`Table.owner <scotlandyard.server.rooms.Table.owner>`), or, when this
         process does not know it (the game was loaded from the database), the address of
         the player whose acceptance starts the rematch."""
         owner = self.room.owner
@@ -174,7 +175,6 @@ class Again:
     async def _start(self, conn: Connection, cid: Any) -> None:
         """Every player accepted: open the new game and send each its link (unless the
         creator's address has made too many games lately: ``rate_limited``, nothing made)."""
-        from .rooms import Seat  # the room module imports this one
 
         room = self.room
         assert self.offer is not None

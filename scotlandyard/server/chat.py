@@ -26,7 +26,7 @@ from .store import UNAVAILABLE, StoreError
 
 if TYPE_CHECKING:
     from .connections import Connection
-    from .rooms import Room
+    from .table import Table
 
 Channel = Literal["table", "team"]
 MAX_CHARS = 300
@@ -117,7 +117,7 @@ class RoomChat:
     """The chat of one room: posting, the history sent on connect, and the agreement to put
     the table chat into the record."""
 
-    def __init__(self, room: Room) -> None:
+    def __init__(self, room: Table) -> None:
         """The chat of ``room`` (its messages are in the store)."""
         self.room = room
         self._limits: dict[str, ChatLimit] = {}
@@ -155,7 +155,7 @@ class RoomChat:
                                              "it again", msg.id) from None
         self.rows.append((n, at, msg.channel, conn.token_name, text))
         self.rows.sort(key=lambda r: r[0])  # posts through other processes may come between
-        self.room.chat_posted_here.add(n)  # delivered below, not again by Room.refresh
+        self.room.chat_posted_here.add(n)  # delivered below, not again by Table.refresh
         if sum(1 for r in self.rows if r[0] <= n) != n:  # another process's post not here yet
             try:
                 self.rows = await server.db.read(server.store.chat, self.room.id)

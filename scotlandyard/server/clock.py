@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..move import MR_X
+from .seats import Seat
 
 if TYPE_CHECKING:
-    from .rooms import Room
+    from .table import Table
 
 Side = Literal["mr_x", "detectives"]
 OnTimeout = Literal["ai", "lose"]
@@ -153,7 +154,7 @@ class RoomClock:
     human seat has a player, arms a timer for the end of the move's time, and when it fires
     lets the AI make that move (``on_timeout: "ai"``) or ends the game (``"lose"``)."""
 
-    def __init__(self, room: Room, config: ClockConfig,
+    def __init__(self, room: Table, config: ClockConfig,
                  stored: dict[str, Any] | None = None) -> None:
         """The clock of ``room`` (continued from ``stored``)."""
         self.room = room
@@ -237,7 +238,6 @@ class RoomClock:
 
     async def _stand_in(self, side: Side) -> None:
         """The AI makes the move of the human seat whose time ran out (the seat stays human)."""
-        from .rooms import Seat  # the room module imports this one
 
         room = self.room
         game = room.game

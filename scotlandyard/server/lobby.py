@@ -21,7 +21,7 @@ from .limits import network_of, scaled
 from .tokens import token_hash
 
 if TYPE_CHECKING:
-    from .rooms import GameServer
+    from .table import TableServer
 
 SIDES = ("mr_x", "detectives")
 LOBBY_LIMIT = 50
@@ -182,12 +182,12 @@ def unjoined(names: Iterable[str]) -> bool:
     return sum(1 for n in names if n != "spectator") <= 1
 
 
-async def listed_games(server: GameServer) -> list[tuple[str | None, dict[str, Any]]]:
+async def listed_games(server: TableServer) -> list[tuple[str | None, dict[str, Any]]]:
     """Every public game the lobby may list, newest first, with its owner (the address that
     created it, if this process did: ``ClientLimits.public_owner``): still being played, a
     seat open, and not an unjoined game older than ``Limits.lobby_unjoined_seconds``. The
     stored games are read in the database's read thread, a few indexed queries at most once
-    a second (:meth:`GameServer.lobby_rows`), and none is loaded; games in memory add who
+    a second (:meth:`TableServer.lobby_rows`), and none is loaded; games in memory add who
     is connected."""
     ttl = server.limits.lobby_unjoined_seconds
     owners = server.clients.public_owner
@@ -228,7 +228,7 @@ async def listed_games(server: GameServer) -> list[tuple[str | None, dict[str, A
     return games
 
 
-async def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, Any]:
+async def list_lobby(server: TableServer, limit: int = LOBBY_LIMIT) -> dict[str, Any]:
     """The body of ``GET /api/lobby``: public games still being played that have an open seat,
     newest first (:func:`listed_games`), at most ``Limits.lobby_rows_per_client`` of one
     address's and twice that (``Limits.per_prefix``) of its /24 or /64, so that nobody fills
@@ -250,7 +250,7 @@ async def list_lobby(server: GameServer, limit: int = LOBBY_LIMIT) -> dict[str, 
     return {"games": games}
 
 
-async def open_public_games(server: GameServer, client: str) -> tuple[int, int]:
+async def open_public_games(server: TableServer, client: str) -> tuple[int, int]:
     """How many games the lobby may list (:func:`listed_games`) were created by ``client``,
     and by any address of its /24 or /64 (``Limits.public_games_per_client``)."""
     net = network_of(client)
@@ -262,7 +262,7 @@ async def open_public_games(server: GameServer, client: str) -> tuple[int, int]:
     return mine, ours
 
 
-async def join_game(server: GameServer, game_id: str, seat: str | None,
+async def join_game(server: TableServer, game_id: str, seat: str | None,
                     side: str | None) -> dict[str, Any]:
     """Take an open seat of a public game: the ``POST /api/games/{id}/join`` answer (201),
     or :class:`JoinError`."""

@@ -16,11 +16,10 @@ import logging
 import random
 import secrets
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ..ai import Agent, agent_names, make_agent
-from ..ai.agents import LEVELS as AI_LEVELS
+from ..ai import agent_names
 from ..analysis import analyse
 from ..belief import extend_path_counts, normalize_path_counts, path_counts, possible_history
 from ..game import Game, IllegalMove
@@ -50,6 +49,7 @@ from .protocol import (
     state_frame,
 )
 from .protocol import frame_text as _json
+from .seats import DEFAULT_AGENT, LEVELS, Seat, resolve_agent
 from .store import (
     UNAVAILABLE,
     AsyncStore,
@@ -58,10 +58,9 @@ from .store import (
     MoveConflict,
     StoredCommitment,
     StoredGame,
-    StoredSeat,
     StoreError,
 )
-from .thinker import Thinker, _side, mr_x_pace, mr_x_paces, owner_key
+from .thinker import Thinker, mr_x_pace, mr_x_paces, owner_key
 from .tokens import Role, commitment_hash, token_hash, token_scope
 from .viewtext import ViewEncoder
 
@@ -78,28 +77,9 @@ __all__ = ["DEFAULT_AGENT", "LEVELS", "X_ABSENT_SECONDS", "Connection", "GameSer
 
 log = logging.getLogger("scotlandyard.server")
 
-LEVELS = ("random", *AI_LEVELS)
-"""The AI levels a seat may ask for, weakest first (``docs/protocol.md``): ``random`` and the
-AI's level table (:data:`scotlandyard.ai.agents.LEVELS`)."""
-DEFAULT_AGENT = "medium"
 X_ABSENT_SECONDS = 60.0
 """The default ``--absent-timeout``: after this long without a connection for a seat, any
 other player (of either side) may let an AI take it."""
-
-
-def resolve_agent(name: str) -> tuple[str, str | None]:
-    """The agent that plays for the requested ``name`` and a note if it is a stand-in.
-
-    Levels that are not registered on this server fall back to ``random`` (with a note);
-    any other unknown name raises ``ValueError``.
-    """
-    known = agent_names()
-    if name in known:
-        return name, None
-    if name in LEVELS:
-        return "random", f"{name} is not available on this server; random plays instead"
-    raise ValueError(f"unknown agent {name!r} (levels: {', '.join(LEVELS)}; agents on this "
-                     f"server: {', '.join(known)})")
 
 
 def last_move(game: Game) -> tuple[str, Move] | None:
@@ -137,54 +117,6 @@ def draw_server_start(rules: Rules, seed: int | None) -> dict[str, int]:
                         else rules.start_deck_mr_x) if s not in drawn]
     x = left[secrets.randbelow(len(left))]
     return {MR_X: x, **dict(zip(hunters, drawn, strict=True))}
-
-
-@dataclass
-class Seat:
-    """One seat: who plays the piece, and the AI that plays it if any."""
-
-    piece: str
-    kind: Literal["human", "ai"]
-    agent: str | None = None
-    note: str | None = None
-    ai: Agent | None = None
-    plays: str | None = None  # the agent that really plays (a stand-in for a missing level)
-    fallback_note: str | None = None
-    rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
-
-    def build_agent(self) -> None:
-        """Make the AI for an ``ai`` seat (levels that are missing fall back to random)."""
-        if self.kind != "ai":
-            self.ai = None
-            self.fallback_note = None
-            return
-        name, note = resolve_agent(self.agent or DEFAULT_AGENT)
-        try:
-            self.ai = make_agent(name, _side(self.piece))
-        except Exception as exc:  # an agent that refuses this side: play random instead
-            self.ai = make_agent("random", _side(self.piece))
-            note = f"{name} cannot play {self.piece} ({exc}); random plays instead"
-            name = "random"
-        self.plays = name
-        self.fallback_note = note
-
-    def build_agent_fallback(self, note: str) -> None:
-        """Let ``random`` play this AI seat, saying why in ``note``."""
-        self.ai = make_agent("random", _side(self.piece))
-        self.plays = "random"
-        self.fallback_note = note
-
-    def info(self, connected: bool, open_: bool = False,
-             away: float | None = None) -> dict[str, Any]:
-        """The seat as clients see it (``open``: no player has its token yet; ``away``:
-        seconds since the last connection of a human seat closed)."""
-        return {"kind": self.kind, "agent": self.agent if self.kind == "ai" else None,
-                "connected": connected, "note": self.fallback_note or self.note,
-                "open": open_, "away": away}
-
-    def stored(self) -> StoredSeat:
-        """The seat's database row."""
-        return StoredSeat(self.piece, self.kind, self.agent, self.note)
 
 
 class Room:

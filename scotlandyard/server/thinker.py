@@ -24,18 +24,15 @@ from ..ai import Agent, Budget, agent_names, make_agent
 from ..ai.agents import LEVELS
 from ..ai.interface import stop_when
 from ..game import Game
-from ..move import MR_X, Move
+from ..move import Move
 from ..rules import Rules
 from ..view import PlayerView
+from .seats import Seat, side_of
 
 if TYPE_CHECKING:
-    from .rooms import Room, Seat
+    from .table import Table
 
 log = logging.getLogger("scotlandyard.server")
-
-
-def _side(piece: str) -> str:
-    return "mr_x" if piece == MR_X else "detectives"
 
 
 @dataclass(frozen=True)
@@ -234,7 +231,7 @@ def owner_key(owner: str) -> str:
 class FairLane:
     """At most ``slots`` holders at once; those who wait are served by owner in turn (round
     robin), and each owner's in the order they asked. An owner is who a game's moves count
-    against (:attr:`Room.owner <scotlandyard.server.rooms.Room.owner>`: the address that
+    against (:attr:`Table.owner <scotlandyard.server.table.Table.owner>`: the address that
     created it, by :func:`owner_key`), so one client with many games gets one turn in every
     round, not one per game: the others' moves never wait behind all of its games.
 
@@ -409,7 +406,7 @@ class Thinker:
         """How many thinks of game ``game_id`` are under way (a stopped one until it ends)."""
         return len(self._stops.get(game_id, ()))
 
-    async def choose(self, room: Room, seat: Seat, piece: str, legal: list[Move], *,
+    async def choose(self, room: Table, seat: Seat, piece: str, legal: list[Move], *,
                      pace: float = 0.0) -> Move:
         """The AI's move for ``piece`` (one of ``legal``) in ``room``'s current position.
         ``pace`` > 0 (AI Mr X): the move (or the agent's error) comes back at a whole multiple
@@ -444,7 +441,7 @@ class Thinker:
         assert move is not None
         return move
 
-    async def _choose(self, room: Room, seat: Seat, piece: str, legal: list[Move],
+    async def _choose(self, room: Table, seat: Seat, piece: str, legal: list[Move],
                       lane: str) -> Move:
         self.thinking[lane] += 1
         try:
@@ -478,7 +475,7 @@ class Thinker:
                 self._free_slots.append(stop.slot)
             stop.slot = -1
 
-    async def _think(self, room: Room, seat: Seat, piece: str, legal: list[Move],
+    async def _think(self, room: Table, seat: Seat, piece: str, legal: list[Move],
                      lane: str) -> Move:
         game = room.game
         loop = asyncio.get_running_loop()
@@ -504,7 +501,7 @@ class Thinker:
         job = ThinkJob(room.id, game.rules.to_dict(), game.start,
                        tuple(m.notation() for _, m in game.moves), piece,
                        tuple(m.notation() for m in legal), seat.plays or "random",
-                       _side(piece), seat.rng.getrandbits(63), job_stop.slot)
+                       side_of(piece), seat.rng.getrandbits(63), job_stop.slot)
         try:
             submitted = self._get_pool().submit(think, job)
         except BaseException:
