@@ -61,7 +61,7 @@ def write_parquet(path: str | Path, out: str | Path, side: str = "mr_x", *,
     Parquet file ``out`` (replaced), ``games_per_group`` games a row group; returns the rows
     written. The options are :func:`scotlandyard.data.arrays`'."""
     from ..env.encoding import OBS_VERSION, ObservationLayout
-    from . import DATASET_VERSION, _as_arrays, _game_decisions
+    from .dataset import DATASET_VERSION, _as_arrays, _game_decisions
 
     pa = _pyarrow()
     pq = pa.parquet
