@@ -81,7 +81,8 @@ class LiveServer:
 
     def state(self, g: dict, name: str) -> dict:
         """The REST state of ``g`` for the token ``name``, without the seats' presence
-        (``connected``, ``away``), so states from before and after a restart compare."""
+        (``connected``, ``away``, and who is away now, ``absent.seats``), so states from
+        before and after a restart compare."""
         r = httpx.get(f"{self.base}/api/games/{g['game_id']}/state",
                       headers={"Authorization": "Bearer " + g["tokens"][name]}, timeout=10)
         assert r.status_code == 200, r.text
@@ -89,6 +90,7 @@ class LiveServer:
         for seat in body["seats"].values():
             seat.pop("connected")
             seat.pop("away")
+        body["absent"].pop("seats")  # live presence, like "connected" (a restart clears it)
         return body
 
     def record(self, g: dict) -> str:
