@@ -40,19 +40,24 @@ def _files(n: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (n, hard))
 
 
-def _heads(socks: list[socket.socket], quiet: float = 0.7) -> list[bytes]:
-    """The first bytes (at most 12) each socket got, once none has got more for ``quiet``
-    seconds (b"" for those that got nothing)."""
+def _heads(socks: list[socket.socket], expect: int, seconds: float = 20.0) -> list[bytes]:
+    """The first bytes (at most 12) each socket got (b"" for those that got nothing), read
+    until ``expect`` of them got some (then 0.5 s more for any further) or ``seconds``
+    passed: a loaded machine answers a thousand refusals slowly."""
     import selectors
 
     heads = {s: b"" for s in socks}
+    got = 0
+    deadline = time.monotonic() + seconds
     with selectors.DefaultSelector() as sel:  # epoll: file numbers over 1,024 too
         for s in socks:
             sel.register(s, selectors.EVENT_READ)
-        while True:
-            ready = sel.select(quiet)
+        while time.monotonic() < deadline:
+            ready = sel.select(0.5 if got >= expect else 1.0)
             if not ready:
-                break
+                if got >= expect:
+                    break
+                continue
             for key, _ in ready:
                 s = key.fileobj
                 assert isinstance(s, socket.socket)
@@ -60,6 +65,7 @@ def _heads(socks: list[socket.socket], quiet: float = 0.7) -> list[bytes]:
                     heads[s] = s.recv(100)[:12]
                 except OSError:
                     pass
+                got += 1
                 sel.unregister(s)
     return [heads[s] for s in socks]
 
@@ -166,7 +172,7 @@ def test_a_half_sent_request_is_answered_408_and_closed_within_the_time_limit(
         took = time.monotonic() - t0
     assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
     assert b"the request did not arrive within 5 s" in answer
-    assert 4.5 <= took <= 8.0, took
+    assert 4.5 <= took <= 12.0, took  # 5 s, and a loaded machine's delay
 
 
 def test_a_thousand_half_sent_requests_from_one_address_leave_the_others_served(
@@ -188,9 +194,10 @@ def test_a_thousand_half_sent_requests_from_one_address_leave_the_others_served(
             s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
             s.sendall(b"GET /api/presets HTTP/1.1\r\nHost: x\r\nX-Slow: a")
             socks.append(s)
-        heads = _heads(socks)
+        heads = _heads(socks, 1100 - 320)
         refused = heads.count(b"HTTP/1.1 429")
-        assert set(heads) <= {b"HTTP/1.1 429", b""}, set(heads)
+        # the admitted ones get 408 once 5 s have passed (a loaded machine reads slowly)
+        assert set(heads) <= {b"HTTP/1.1 429", b"HTTP/1.1 408", b""}, set(heads)
         assert refused >= 1100 - 320 - 5, refused
         with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.1.1"),
                           timeout=3) as other:
@@ -277,16 +284,16 @@ def test_only_a_trusted_proxy_names_the_client_and_its_connections_are_not_cappe
             named = [proxy.get(srv.base + "/api/lobby", headers={
                 "X-Forwarded-For": f"198.51.{k}.1"}).status_code for k in range(25)]
             forged = [other.get(srv.base + "/api/lobby", headers={
-                "X-Forwarded-For": f"198.51.{k}.1"}).status_code for k in range(25)]
+                "X-Forwarded-For": f"198.51.{k}.1"}).status_code for k in range(40)]
         assert named == [200] * 25
-        # bursts of 20 for one address (one more may refill while they run)
-        assert 20 <= forged.count(200) <= 22 and forged[-1] == 429, forged
+        # bursts of 20 for one address (then 1 a second refills while they run)
+        assert forged[:20] == [200] * 20 and forged.count(429) >= 10, forged
         for source in ("127.0.0.1", "127.0.3.1"):
             for _ in range(330):
                 s = socket.create_connection(("127.0.0.1", srv.port), timeout=5,
                                              source_address=(source, 0))
                 socks.append(s)
-        heads = _heads(socks)
+        heads = _heads(socks, 10)
         assert heads[:330].count(b"HTTP/1.1 429") == 0
         assert heads[330:].count(b"HTTP/1.1 429") == 10, heads[330:].count(b"HTTP/1.1 429")
     finally:
