@@ -473,3 +473,23 @@ def test_closed_connections_give_their_count_back(server: LiveServer) -> None:
         codes = [c.get(server.base + "/api/presets", headers={"Connection": "close"}
                        ).status_code for _ in range(340)]
     assert codes == [200] * 340
+
+
+def test_a_socket_that_goes_on_flooding_syncs_is_closed(tmp_path: Path) -> None:
+    """Syncs over the budget used to be answered at that pace for as long as they came,
+    each waiting in memory meanwhile; a socket far over it (``sync_strikes``) is closed."""
+    from starlette.websockets import WebSocketDisconnect
+
+    limits = Limits(sync_per_second=50, sync_burst=2, sync_strikes=10)
+    with TestClient(create_app(tmp_path / "g.sqlite3", ai_delay=0, limits=limits)) as c:
+        g = c.post("/api/games", json={"preset": "classic", "detectives": 2}).json()
+        with c.websocket_connect(f"/ws/{g['game_id']}?token={g['tokens']['spectator']}") as ws:
+            for _ in range(40):
+                ws.send_text('{"type":"sync"}')
+            frames = []
+            with pytest.raises(WebSocketDisconnect) as closed:
+                while True:
+                    frames.append(ws.receive_text())
+    assert closed.value.code == 1008
+    assert '"code":"rate_limited"' in frames[-1] and "too many sync messages" in frames[-1]
+    assert sum(f.startswith('{"type":"state"') for f in frames) >= 12  # answered until then

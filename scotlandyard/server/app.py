@@ -229,6 +229,10 @@ def board_payload(name: str) -> bytes:
     }, separators=(",", ":")).encode()
 
 
+class SyncFlood(Exception):
+    """A socket went on sending ``sync`` far over its budget (``Limits.sync_strikes``)."""
+
+
 def _refuse_if_waiting(wait: float, what: str) -> None:
     """A per-address limit's answer: nothing while ``wait`` is 0, else 429 saying ``what``
     and when to try again (``Retry-After``, whole seconds)."""
@@ -596,9 +600,12 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         socket's budget (``Limits.sync_per_second``) it is answered when the budget allows,
         and the socket is not read meanwhile (uvicorn stops reading a socket whose messages
         the app does not take): a flood of syncs is slowed to that pace at the sender."""
-        if lim.sync_per_second > 0:
-            while (wait := conn.syncs.take()) > 0:
+        if lim.sync_per_second > 0 and not conn.syncs.allow():
+            if lim.sync_strikes and conn.syncs.strikes > lim.sync_strikes:
+                raise SyncFlood
+            while (wait := conn.syncs.wait()) > 0:
                 await asyncio.sleep(wait)
+            conn.syncs.take()
         now = time.monotonic()
         fresh = lim.sync_cached_seconds
         if conn.last_state is not None and now - conn.last_state_at <= fresh:
@@ -635,7 +642,15 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                 try:
                     msg = parse_client_message(frame)
                     if isinstance(msg, SyncMessage):
-                        await answer_sync(room, conn, msg)
+                        try:
+                            await answer_sync(room, conn, msg)
+                        except SyncFlood:
+                            conn.send(error_frame("rate_limited", "too many sync messages (at "
+                                                  f"most {lim.sync_per_second:g} a second); "
+                                                  "closing"))
+                            await conn.drain()
+                            await websocket.close(1008)
+                            break
                     else:
                         await room.handle(conn, msg)
                 except ProtocolError as exc:

@@ -101,6 +101,10 @@ class Limits:
     that pace, the socket not read meanwhile (a page needs one after a reconnect at most)."""
     sync_burst: int = 4
     """... and at once, before that rate applies."""
+    sync_strikes: int = 60
+    """A socket whose syncs came over its budget this many times more than within it (30 s
+    of a flood at 2 a second) is closed (1008, after a ``rate_limited`` error): the frames it
+    sent meanwhile wait in memory (0: never)."""
     sync_cached_seconds: float = 1.0
     """A ``sync`` within this many seconds of the socket's last ``state`` is answered with
     that frame as it was sent (the game has not changed since, or the socket would have had
