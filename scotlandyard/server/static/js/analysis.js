@@ -6,17 +6,7 @@
 import { t } from "./i18n.js";
 import { tp } from "./plural.js";
 import { pieceName } from "./board.js";
-import { h } from "./dom.js";
-
-const NS = "http://www.w3.org/2000/svg";
-
-function s(name, attrs = {}, parent = null, text = null) {
-  const node = document.createElementNS(NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== null) node.textContent = text;
-  if (parent) parent.append(node);
-  return node;
-}
+import { h, svg as s } from "./dom.js";
 
 /** Fill `box` (the #analysis card's body) from `data`; `onSlot(round)` jumps the replay. */
 export function renderAnalysis(box, data, onRound = () => {}) {

@@ -16,3 +16,12 @@ export function h(tag, attrs = {}, ...children) {
   for (const c of children) if (c !== null && c !== undefined) node.append(c);
   return node;
 }
+
+/** Make an SVG element: `svg("circle", {cx: 1}, parent, "text")`. */
+export function svg(name, attrs = {}, parent = null, text = null) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== null) node.textContent = text;
+  if (parent) parent.append(node);
+  return node;
+}

@@ -6,11 +6,10 @@
 // draws the move played and the computer's move as arrows. Data: scotlandyard.ai.review.
 
 import { pieceName } from "./board.js";
-import { h } from "./dom.js";
+import { h, svg as s } from "./dom.js";
 import { t } from "./i18n.js";
 import { tp } from "./plural.js";
 
-const NS = "http://www.w3.org/2000/svg";
 function labelText(label) {
   if (label === "blunder") return t("review.label_blunder");
   if (label === "mistake") return t("review.label_mistake");
@@ -21,14 +20,6 @@ function countText(mine) {
   const n = (label) => mine.filter((p) => p.label === label).length;
   return [tp("review.inaccuracies", n("inaccuracy")), tp("review.mistakes", n("mistake")),
     tp("review.blunders", n("blunder"))].join(", ");
-}
-
-function s(name, attrs = {}, parent = null, text = null) {
-  const node = document.createElementNS(NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== null) node.textContent = text;
-  if (parent) parent.append(node);
-  return node;
 }
 
 function pct(v) {
@@ -62,40 +53,30 @@ export class ComputerAnalysis {
     return body;
   }
 
+  /** Ask the server (GET: where it stands; POST: start it), show the answer, and poll on
+   * while the job waits or runs. */
+  async refresh(method = "GET") {
+    try {
+      this.state = await this.fetchState(method);
+    } catch (e) {
+      this.state = { status: "error", error: e.message };
+    }
+    this.render();
+    if (this.state.status === "queued" || this.state.status === "running") {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.refresh(), 800);
+    }
+  }
+
   /** Look once whether an analysis exists (shown at once if so). */
-  async start() {
+  start() {
     if (this.started) return;
     this.started = true;
-    try {
-      this.state = await this.fetchState();
-    } catch (e) {
-      this.state = { status: "error", error: e.message };
-    }
-    this.render();
-    if (this.state.status === "queued" || this.state.status === "running") this.poll();
+    this.refresh();
   }
 
-  async request() {
-    try {
-      this.state = await this.fetchState("POST");
-    } catch (e) {
-      this.state = { status: "error", error: e.message };
-    }
-    this.render();
-    if (this.state.status !== "done" && this.state.status !== "error") this.poll();
-  }
-
-  poll() {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(async () => {
-      try {
-        this.state = await this.fetchState();
-      } catch (e) {
-        this.state = { status: "error", error: e.message };
-      }
-      this.render();
-      if (this.state.status === "queued" || this.state.status === "running") this.poll();
-    }, 800);
+  request() {
+    this.refresh("POST");
   }
 
   /** The arrows for the replay at `step` (the position before move `step + 1` is shown with
