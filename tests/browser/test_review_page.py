@@ -87,10 +87,11 @@ def test_a_computer_analysis_is_requested_shown_and_walked(
         # an arrow for each move that leaves its station (a double move back home draws none)
         want = sorted(k for k, to in (("played", p["to"]), ("best", p["best_to"]))
                       if to is not None and to != p["start"])
-        assert kinds == want and "best" in want
-        best = page.locator(".arrow-best")
-        assert best.get_attribute("data-to") == str(p["best_to"])
-        assert best.get_attribute("data-from") == str(p["start"])
+        assert kinds == want
+        if "best" in want:
+            best = page.locator(".arrow-best")
+            assert best.get_attribute("data-to") == str(p["best_to"])
+            assert best.get_attribute("data-from") == str(p["start"])
         page.screenshot(path=str(artifacts / f"review-arrows-{size}.png"))
     # a click on the chart goes to that move
     band = page.locator("#review .ply-band[data-ply='3']")
