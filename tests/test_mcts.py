@@ -464,7 +464,7 @@ def test_shipped_categorization_table_is_learned_and_well_formed():
 
 
 def test_learn_categorization_counts_every_detective_decision(tmp_path):
-    from scotlandyard.ai.categorization import learn_categorization, main
+    from scotlandyard.ai.categorization.learn import learn_categorization, main
 
     table = learn_categorization(1, rules=Rules.classic(detectives=2), seed=3,
                                  mr_x_playouts=5, detective_playouts=5, fast=False)
