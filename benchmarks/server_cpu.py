@@ -44,8 +44,9 @@ from scotlandyard.game import Game  # noqa: E402
 from scotlandyard.rules import Rules, preset_info  # noqa: E402
 from scotlandyard.server import rooms  # noqa: E402
 from scotlandyard.server.connections import Connection  # noqa: E402
+from scotlandyard.server.games import GameServer  # noqa: E402
 from scotlandyard.server.protocol import parse_client_message  # noqa: E402
-from scotlandyard.server.rooms import GameServer, Seat  # noqa: E402
+from scotlandyard.server.seats import Seat  # noqa: E402
 from scotlandyard.server.store import Store  # noqa: E402
 
 

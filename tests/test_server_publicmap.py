@@ -19,7 +19,8 @@ from scotlandyard.belief import (
 )
 from scotlandyard.game import Game
 from scotlandyard.rules import preset_info
-from scotlandyard.server.rooms import GameServer, Seat
+from scotlandyard.server.games import GameServer
+from scotlandyard.server.seats import Seat
 from scotlandyard.server.store import Store
 
 PRESETS = ("classic", "new_edition", "classic_2p", "new_edition_2p", "classic_pl", "classic_ru")

@@ -18,7 +18,7 @@ from starlette.websockets import WebSocketDisconnect
 from scotlandyard import Game, Move, PlayerView, Rules
 from scotlandyard.ai import agent_names
 from scotlandyard.record import Record
-from scotlandyard.server import rooms, seats
+from scotlandyard.server import games, rooms, seats
 from scotlandyard.server.app import create_app
 from scotlandyard.server.protocol import (
     AckMessage,
@@ -394,7 +394,7 @@ def test_ai_seat_takes_over_a_human_seat_moving_now(client):
 
 
 def test_unregistered_level_falls_back_to_random_with_note(client, monkeypatch):
-    for module in (rooms, seats):  # a server without levels (the catalogue, the seats)
+    for module in (games, seats):  # a server without levels (the catalogue, the seats)
         monkeypatch.setattr(module, "agent_names", lambda: ["random"])
     assert client.get("/api/presets").json()["fallback"] == {
         lvl: "random" for lvl in ("easy", "medium", "hard", "max")}
@@ -679,7 +679,7 @@ def test_analysis_reuses_the_maps_sent_and_equals_a_fresh_one_after_a_takeback()
     async def noop(*_: Any) -> None:
         return None
 
-    async def play(server: rooms.GameServer, seed: int) -> bool:
+    async def play(server: games.GameServer, seed: int) -> bool:
         rules = Rules.preset("classic", 2)
         out = await server.open_game(rules, "classic",
                                      {p: rooms.Seat(p, "human") for p in rules.pieces},
@@ -711,7 +711,7 @@ def test_analysis_reuses_the_maps_sent_and_equals_a_fresh_one_after_a_takeback()
         return True
 
     async def go() -> None:
-        server = rooms.GameServer(Store(":memory:"), ai_delay=0)
+        server = games.GameServer(Store(":memory:"), ai_delay=0)
         played = False
         for seed in range(40):
             played = await play(server, seed)

@@ -34,6 +34,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from ..board import TRANSPORTS, london
 from .analysis_jobs import install_analysis_routes
+from .games import GameDamaged, GameServer, preset_catalogue
 from .limits import ClientLimits, Limits, over_text, scaled
 from .lobby import JoinError, join_game, list_lobby, open_public_games
 from .protocol import (
@@ -48,11 +49,8 @@ from .puzzle_routes import install_puzzle_routes
 from .rooms import (
     X_ABSENT_SECONDS,
     Connection,
-    GameDamaged,
-    GameServer,
     Room,
     SetupError,
-    preset_catalogue,
 )
 from .store import UNAVAILABLE, StoreError, open_store
 from .tokens import Role, token_hash

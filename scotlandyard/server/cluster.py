@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .store import StoreError
 
 if TYPE_CHECKING:
-    from .rooms import GameServer
+    from .games import GameServer
 
 log = logging.getLogger("scotlandyard.server")
 
