@@ -46,6 +46,7 @@ from .protocol import (
     parse_client_message,
 )
 from .puzzle_routes import install_puzzle_routes
+from .tutorial_routes import install_tutorial_routes
 from .rooms import (
     X_ABSENT_SECONDS,
     Connection,
@@ -353,6 +354,11 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     async def rules_page() -> Response:
         return index()
 
+    @app.get("/tutorial", include_in_schema=False)
+    @app.get("/tutorial/{lesson_id}", include_in_schema=False)
+    async def tutorial_page(lesson_id: str = "") -> Response:
+        return index()
+
     @app.get("/puzzles", include_in_schema=False)
     @app.get("/puzzles/{puzzle_id}", include_in_schema=False)
     async def puzzles_page(puzzle_id: str = "") -> Response:
@@ -456,6 +462,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
         return JSONResponse(out, status_code=201, headers=NO_STORE)
 
     install_puzzle_routes(app, games, clients, _client)
+    install_tutorial_routes(app)
 
     async def authorized(game_id: str, request: Request, token: str | None) -> tuple[Room, str, Role, tuple[str, ...]]:
         header = request.headers.get("authorization", "")
