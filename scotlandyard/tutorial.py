@@ -34,6 +34,7 @@ class Step:
     solution: str | None = None  # the move to play (notation without the piece)
     expect: str | None = None  # or: the rule id a refused try must name (e.g. "R-TICKETS")
     then: tuple[str, ...] = ()  # the other pieces' fixed moves after a passed move step
+    at: int | None = None  # an expect step's station to try (highlighted on the board)
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,10 @@ LESSONS: tuple[Lesson, ...] = (
         before=("X:T153",),
         steps=(
             Step("taxi", "D1", solution="T23", then=("D2:B13", "X:T154")),
-            Step("no_line", "D1", expect="R-BOARD"),
-            Step("occupied", "D1", expect="R-ROUND"),
+            Step("no_line", "D1", expect="R-BOARD", at=67),
+            Step("occupied", "D1", expect="R-ROUND", at=13),
             Step("bus", "D1", solution="B67", then=("D2:T14", "X:T155")),
-            Step("no_ticket", "D1", expect="R-TICKETS"),
+            Step("no_ticket", "D1", expect="R-TICKETS", at=23),
             Step("underground", "D1", solution="U89"),
         ),
     ),
@@ -72,7 +73,7 @@ LESSONS: tuple[Lesson, ...] = (
         player="mr_x",
         steps=(
             Step("log", "X", solution="T14", then=("D1:T15", "D2:T40")),
-            Step("blocked", "X", expect="R-ROUND"),
+            Step("blocked", "X", expect="R-ROUND", at=15),
             Step("hidden", "X", solution="T25", then=("D1:T5", "D2:T27")),
             Step("reveal", "X", solution="T38", then=("D1:T16", "D2:T26")),
             Step("black", "X", solution="K51", then=("D1:T5", "D2:T27")),
@@ -226,14 +227,22 @@ def state(lesson_id: str, step: int) -> dict[str, Any]:
     st = les.steps[step] if step < len(les.steps) else None
     outcome = game.outcome()
     stations = dict(view.stations)
-    if view.mr_x_station is not None:
+    last_seen: dict[str, Any] | None = None
+    if les.player == "mr_x" and view.mr_x_station is not None:
         stations["X"] = view.mr_x_station
+    else:  # the detectives see where a reveal showed him and the tickets he used since
+        seen = [e for e in view.log if e.station is not None]
+        if seen:
+            since = view.log[view.log.index(seen[-1]) + 1:]
+            last_seen = {"station": seen[-1].station, "round": seen[-1].round,
+                         "tickets": [e.ticket.name.lower() for e in since]}
     return {
         "lesson": les.id, "step": step, "steps": len(les.steps), "player": les.player,
         "piece": st.piece if st else None, "key": st.key if st else "done",
         "expect": st.expect if st else None,
+        "target": _targets(st),
         "round": view.round, "stations": stations,
-        "mr_x_seen": view.mr_x_station,
+        "mr_x_seen": view.mr_x_station, "last_seen": last_seen,
         "possible": sorted(view.possible) if les.player == "detectives" else [],
         "tickets": {p: dict(t) for p, t in view.tickets.items()},
         "log": [{"slot": e.slot, "round": e.round, "ticket": e.ticket.name.lower(),
@@ -242,6 +251,15 @@ def state(lesson_id: str, step: int) -> dict[str, Any]:
         "reveal_rounds": list(les.rules.reveal_slots),
         "outcome": outcome.describe() if outcome else None,
     }
+
+
+def _targets(st: Step | None) -> list[int]:
+    """The stations a step's instruction names (highlighted; a tap near one lands on it)."""
+    if st is None:
+        return []
+    if st.solution is not None:
+        return [int(part[1:]) for part in st.solution.split("+")]
+    return [st.at] if st.at is not None else []
 
 
 def catalogue() -> list[dict[str, Any]]:

@@ -112,9 +112,11 @@ def test_rest_routes(client: TestClient) -> None:
         revealed = [e["station"] for e in body["log"] if e["reveal"]]
         if revealed:
             shown += 1
-            assert body["stations"]["X"] == body["mr_x_seen"] == revealed[-1]
+            assert body["last_seen"]["station"] == body["mr_x_seen"] == revealed[-1]
+            assert "X" not in body["stations"]
         else:
             assert "X" not in body["stations"] and body["mr_x_seen"] is None
+            assert body["last_seen"] is None
             assert all(e["station"] is None for e in body["log"])
             assert str(truth) not in json.dumps(body["stations"])
     assert shown >= 1

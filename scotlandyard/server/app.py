@@ -46,7 +46,6 @@ from .protocol import (
     parse_client_message,
 )
 from .puzzle_routes import install_puzzle_routes
-from .tutorial_routes import install_tutorial_routes
 from .rooms import (
     X_ABSENT_SECONDS,
     Connection,
@@ -55,6 +54,7 @@ from .rooms import (
 )
 from .store import UNAVAILABLE, StoreError, open_store
 from .tokens import Role, token_hash
+from .tutorial_routes import install_tutorial_routes
 
 STATIC_DIR = Path(__file__).parent / "static"
 log = logging.getLogger("scotlandyard.server")
