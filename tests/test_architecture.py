@@ -10,7 +10,7 @@ from tests.test_imports import import_graph
 #: the rings, innermost first: a module may import its own ring and the rings inside it
 RINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("board", "rules", "move", "game", "view", "belief", "record", "small_boards",
-              "puzzles", "analysis")),
+              "puzzles", "analysis", "tutorial")),
     ("kernel", ("kernel",)),
     ("agents and environments", ("ai", "env", "data", "warmup")),
     ("server and command line", ("server", "cli", "cli_play", "cli_render", "__main__")),
