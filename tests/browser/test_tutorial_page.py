@@ -81,6 +81,17 @@ def complete(page: Any, lesson_id: str, touch: bool, size: str, artifacts: Path)
             page.wait_for_selector(".tutorial-page[data-state='done']")
         if st.expect:  # the refusal the step asked for: the rule and its reason, translated
             assert st.expect in page.inner_text("#tutorial-feedback")
+        if lesson_id == "team" and i + 1 < len(les.steps) and les.steps[i + 1].key == "shade":
+            # the possible-stations map after his taxi from 74: 75 and 92 shaded, and said
+            shaded = page.eval_on_selector_all(
+                ".tutorial-board circle.possible", "cs => cs.map(c => Number(c.dataset.station))")
+            assert sorted(shaded) == [75, 92]
+            in_viewport(page, ".tutorial-possible")
+            for s in shaded:
+                tap_box = page.locator(f".tutorial-board .station[data-station='{s}']").bounding_box()
+                board = page.locator(".tutorial-board .board-svg").bounding_box()
+                assert board["y"] <= tap_box["y"] and tap_box["y"] + tap_box["height"] <= board["y"] + board["height"]
+            page.screenshot(path=str(artifacts / f"tutorial-team-shaded-{size}.png"))
     in_viewport(page, "#tutorial-task")
     page.screenshot(path=str(artifacts / f"tutorial-{lesson_id}-done-{size}.png"))
 
@@ -138,15 +149,21 @@ def test_the_mr_x_and_team_lessons_are_completed(server: str, new_page: Any, art
         assert page.locator(".tutorial-log li.reveal").count() == 1
 
 
-def test_a_lesson_in_polish_from_the_top_bar(server: str, new_page: Any, artifacts: Path) -> None:
-    page = new_page(locale="pl-PL", **PHONE)
+@pytest.mark.parametrize("locale,task,why,caught", [
+    ("pl-PL", "Wybierz Taksówka", "Nie ma linii (Autobus) z 13 do 24.", "Złapany"),
+    ("ru-RU", "Выберите Такси", "Нет линии (Автобус) от 13 до 24.", "Пойман"),
+])
+def test_a_lesson_in_another_language_from_the_top_bar(server: str, new_page: Any, artifacts: Path,
+                                                       locale: str, task: str, why: str,
+                                                       caught: str) -> None:
+    page = new_page(locale=locale, **PHONE)
     page.goto(f"{server}/rules")
     page.locator(".topnav a[href='/tutorial']").click()
     page.wait_for_selector(".tutorial-page[data-lesson='detective'] #tutorial-task")
-    assert "Wybierz Taksówka" in page.inner_text("#tutorial-task")
+    assert task in page.inner_text("#tutorial-task")
     play_step(page, "B24", True)
     wait_verdict(page, "0", "refused")
-    assert "Nie ma linii (Autobus) z 13 do 24." in page.inner_text("#tutorial-feedback")
+    assert why in page.inner_text("#tutorial-feedback")
     page.locator("button[data-lesson='team']").click()
-    complete(page, "team", True, "390x844-pl", artifacts)
-    assert "Złapany" in page.inner_text("#tutorial-task")
+    complete(page, "team", True, f"390x844-{locale}", artifacts)
+    assert caught in page.inner_text("#tutorial-task")

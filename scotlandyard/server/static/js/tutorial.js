@@ -164,7 +164,7 @@ export class TutorialPage {
     this.board.setTargets(targets, "move", null);
     if (!this.zoomed) {
       this.board.zoomTo([...Object.values(s.stations), ...s.target, ...(shade && s.possible.length < 12 ? s.possible : []),
-        ...(s.last_seen ? [s.last_seen.station] : [])]);
+        ...(s.last_seen ? [s.last_seen.station] : [])], 0, 1.5);
       this.zoomed = true;
     }
     const tabs = h("nav", { class: "tutorial-lessons", "aria-label": t("tutorial.title") });
@@ -176,6 +176,7 @@ export class TutorialPage {
     const head = h("p", { class: "tutorial-progress muted" },
       done ? t("tutorial.finished") : t("tutorial.step", { n: s.step + 1, total: s.steps }),
       " · ", t("tutorial.round", { round: s.round }));
+    if (shade) head.append(" · ", h("strong", { class: "tutorial-possible", text: tp("tutorial.possible", s.possible.length) }));
     parts.push(head);
     if (this.verdict) {
       const v = this.verdict;
@@ -214,9 +215,6 @@ export class TutorialPage {
       }
       parts.push(row);
       if (this.first) parts.push(h("p", { class: "tutorial-first muted", text: t("tutorial.first_step", { move: this.first }) }));
-    }
-    if (shade) {
-      parts.push(h("p", { class: "tutorial-possible", text: tp("tutorial.possible", s.possible.length) }));
     }
     if (s.log.length) {
       const log = h("ol", { class: "tutorial-log", "aria-label": t("log.title") });
