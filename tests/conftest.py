@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -75,3 +77,14 @@ def snapshot(g: Game) -> tuple:
 @pytest.fixture
 def classic5() -> Rules:
     return Rules.classic(detectives=5)
+
+
+@pytest.fixture
+def socks(client: Any) -> Iterator[Any]:
+    """The WebSocket tests' sockets on the module's ``client`` (``tests/test_server_ws.py``'s
+    ``Sockets``), each closed properly when the test ends."""
+    from tests.test_server_ws import Sockets
+
+    s = Sockets(client)
+    yield s
+    s.close_all()

@@ -26,13 +26,6 @@ def client(tmp_path: Path):
         yield c
 
 
-@pytest.fixture
-def socks(client):
-    s = Sockets(client)
-    yield s
-    s.close_all()
-
-
 def test_a_player_leaves_everyone_is_told_and_the_computer_takes_over(client, socks):
     g = create(client, detectives=1, absent_agent="random")
     wx, _, sx = socks.open(g, "X")

@@ -29,13 +29,6 @@ def client(tmp_path: Path):
         yield c
 
 
-@pytest.fixture
-def socks(client):
-    s = Sockets(client)
-    yield s
-    s.close_all()
-
-
 def later(ws: Any, seen: dict, pred: Any) -> dict:
     """``seen`` if it is already the state wanted, else the next state frame that is."""
     if seen.get("type") == "state" and pred(seen):

@@ -36,13 +36,6 @@ def client(tmp_path: Path):
         yield c
 
 
-@pytest.fixture
-def socks(client):
-    s = Sockets(client)
-    yield s
-    s.close_all()
-
-
 def _detectives_turn(ws: Any, seen: dict[str, Any]) -> dict[str, Any]:
     """``seen`` if it is a state where a detective is to move, else the next such state."""
     def ready(m: dict[str, Any]) -> bool:

@@ -109,13 +109,6 @@ class Sockets:
             self.close(ws)
 
 
-@pytest.fixture
-def socks(client):
-    s = Sockets(client)
-    yield s
-    s.close_all()
-
-
 def rest_state(client, game, name="X") -> dict:
     r = client.get(f"/api/games/{game['game_id']}/state", params={"token": game["tokens"][name]})
     assert r.status_code == 200
