@@ -35,7 +35,7 @@ from .move import MR_X, Move, SingleMove, Ticket
 from .rules import Rules
 
 __all__ = ["Attempt", "Puzzle", "PuzzleError", "check", "cover", "find_capture", "load_puzzles",
-           "position", "reply_for", "solve"]
+           "position", "reach", "reply_for", "solve"]
 
 #: the puzzles shipped with the package (``scripts/make_puzzles.py`` writes them)
 PUZZLES_FILE = Path(__file__).with_name("data") / "puzzles.json"
@@ -177,22 +177,28 @@ def _caught(world: Game) -> bool:
     return out is not None and out.winner == "detectives"
 
 
-def _reach(game: Game, piece: str) -> dict[int, Move]:
-    """The stations ``piece`` may move to now (ignoring the pieces still to move before it,
-    which the engine checks), with one move for each."""
-    out: dict[int, Move] = {}
+def reach(game: Game, piece: str, *, held: bool = True) -> dict[int, list[Ticket]]:
+    """The stations ``piece`` may move to now, each with the tickets that take it there;
+    ``held``: without the stations other detectives hold now (the engine checks the order of
+    the moves; the page, which lets a detective follow one who moved away, passes False)."""
+    out: dict[int, list[Ticket]] = {}
     board = game.board
     tickets = game.tickets(piece)
     here = game.station(piece)
-    held = {s for p, s in game.stations.items() if p not in (MR_X, piece)}
+    taken = {s for p, s in game.stations.items() if p not in (MR_X, piece)} if held else set()
     for t in (Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND):
         n = tickets.get(t)
         if n is not None and n <= 0:
             continue
         for s in board.neighbours_of(here, t):
-            if s not in held and s not in out:
-                out[s] = Move.single(t, s, piece=piece)
+            if s not in taken:
+                out.setdefault(s, []).append(t)
     return out
+
+
+def _reach(game: Game, piece: str) -> dict[int, Move]:
+    """:func:`reach` with one move for each station (its first ticket)."""
+    return {s: Move.single(ts[0], s, piece=piece) for s, ts in reach(game, piece).items()}
 
 
 def _matchings(need: Sequence[int], reach: list[dict[int, Move]]) -> Iterator[dict[int, int]]:

@@ -24,12 +24,14 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
-from .limits import TokenBucket
+from .limits import ClientLimits, refuse_if_waiting
 
 log = logging.getLogger("scotlandyard.server")
 
 #: at most this many games wait for an analysis (a request beyond gets 503 "try later")
 QUEUE_MAX = 32
+#: new analyses one address may ask for a minute (bursts of 3)
+ANALYSES_PER_MINUTE = 6.0
 #: playouts per estimate of the server's analysis (as ``scotlandyard analyse``'s default)
 PLAYOUTS = 400
 
@@ -186,10 +188,11 @@ def _recv(conn: Any) -> Any:
         return None
 
 
-def install_analysis_routes(app: FastAPI, games: Any, authorized: Any, client_of: Any) -> None:
+def install_analysis_routes(app: FastAPI, games: Any, authorized: Any, clients: ClientLimits,
+                            client_of: Any) -> None:
     """``POST`` and ``GET /api/games/{id}/analysis`` on ``app``: ``authorized(game_id,
-    request, token)`` checks the token as for the game's state; ``games()`` is the server."""
-    buckets: dict[str, TokenBucket] = {}
+    request, token)`` checks the token as for the game's state; ``games()`` is the server;
+    ``clients`` keeps the per-address rate of new analyses."""
     no_store = {"Cache-Control": "no-store"}
 
     def queue() -> AnalysisQueue:
@@ -221,15 +224,10 @@ def install_analysis_routes(app: FastAPI, games: Any, authorized: Any, client_of
             done = await stored(game_id)
             if done is not None:
                 return JSONResponse({"status": "done", "result": done}, headers=no_store)
-            key = client_of(request)
-            bucket = buckets.get(key)
-            if bucket is None:
-                if len(buckets) > 10_000:
-                    buckets.clear()
-                bucket = buckets[key] = TokenBucket(6 / 60.0, 3)
-            if queue().status(game_id) is None and bucket.take():
-                raise HTTPException(429, "too many analyses asked for from this address; try "
-                                         "again in a minute", headers={"Retry-After": "60"})
+            if queue().status(game_id) is None:
+                refuse_if_waiting(clients.event_wait("analysis", client_of(request),
+                                                     ANALYSES_PER_MINUTE, 3),
+                                  "too many analyses asked for from this address")
             try:
                 state = queue().submit(game_id, game.rules.to_dict(), dict(game.start),
                                        [str(m) for _, m in game.moves])

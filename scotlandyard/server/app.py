@@ -11,7 +11,6 @@ import base64
 import hashlib
 import json
 import logging
-import math
 import re
 import time
 from collections.abc import AsyncIterator
@@ -35,7 +34,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..board import TRANSPORTS, london
 from .analysis_jobs import install_analysis_routes
 from .games import GameDamaged, GameServer, preset_catalogue
-from .limits import ClientLimits, Limits, over_text, scaled
+from .limits import ClientLimits, Limits, over_text, refuse_if_waiting, scaled
 from .lobby import JoinError, join_game, list_lobby, open_public_games
 from .protocol import (
     CreateGame,
@@ -232,13 +231,6 @@ class SyncFlood(Exception):
     """A socket went on sending ``sync`` far over its budget (``Limits.sync_strikes``)."""
 
 
-def _refuse_if_waiting(wait: float, what: str) -> None:
-    """A per-address limit's answer: nothing while ``wait`` is 0, else 429 saying ``what``
-    and when to try again (``Retry-After``, whole seconds)."""
-    if wait:
-        retry = max(1, math.ceil(wait))
-        raise HTTPException(429, f"{what}; try again in {retry} s",
-                            headers={"Retry-After": str(retry)})
 
 
 def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
@@ -417,7 +409,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                         f"taken, it ends, or nobody joined it for "
                         f"{lim.lobby_unjoined_seconds:g} s",
                         headers={"Retry-After": "60"})
-        _refuse_if_waiting(clients.create_wait(_client(request)), "too many new games from "
+        refuse_if_waiting(clients.create_wait(_client(request)), "too many new games from "
                            f"this address or its network{network}")
         try:
             out = await games().create(body, owner=_client(request))
@@ -434,7 +426,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     @app.get("/api/lobby")
     async def lobby(request: Request) -> JSONResponse:
         """Public games that have an open seat (rules, seats, who is waiting; no tokens)."""
-        _refuse_if_waiting(clients.lobby_wait(_client(request)), "too many lobby requests from "
+        refuse_if_waiting(clients.lobby_wait(_client(request)), "too many lobby requests from "
                            f"this address (at most {lim.lobby_per_minute:g} a minute) or its "
                            f"network{network}")
         try:
@@ -447,7 +439,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
     @app.post("/api/games/{game_id}/join", status_code=201)
     async def join(game_id: str, body: JoinRequest, request: Request) -> JSONResponse:
         """Take an open seat of a public game: its token and link (409 when taken)."""
-        _refuse_if_waiting(clients.join_wait(_client(request)), "too many seats taken from "
+        refuse_if_waiting(clients.join_wait(_client(request)), "too many seats taken from "
                            f"this address (at most {lim.joins_per_minute:g} a minute) or its "
                            f"network{network}")
         try:
@@ -483,7 +475,7 @@ def create_app(db: str | Path = "scotlandyard.sqlite3", ai_delay: float = 0.6,
                                 headers={"WWW-Authenticate": "Bearer"})
         return auth
 
-    install_analysis_routes(app, games, authorized, _client)
+    install_analysis_routes(app, games, authorized, clients, _client)
 
     @app.get("/api/games/{game_id}/state")
     async def game_state(game_id: str, request: Request,

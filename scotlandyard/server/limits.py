@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from fastapi import HTTPException
 
 
 @dataclass(frozen=True)
@@ -256,6 +259,7 @@ class ClientLimits:
         self._create: dict[str, TokenBucket] = {}
         self._lobby: dict[str, TokenBucket] = {}
         self._join: dict[str, TokenBucket] = {}
+        self._events: dict[str, dict[str, TokenBucket]] = {}
         self.token_sockets: dict[str, int] = {}
         self.socket_caps = Caps(limits.sockets_per_client,
                                 scaled(limits.sockets_per_client, limits.per_prefix))
@@ -299,6 +303,11 @@ class ClientLimits:
         (answer 429)."""
         lim = self.limits
         return self._bucket_wait(self._join, client, lim.joins_per_minute, lim.joins_burst)
+
+    def event_wait(self, kind: str, client: str, per_minute: float, burst: int) -> float:
+        """0.0 if ``client`` may do one more ``kind`` event now (a bucket per kind and address:
+        the puzzle page's and the computer analysis's rates), else seconds to wait."""
+        return _wait(self._events.setdefault(kind, {}), (client,), (per_minute,), (burst,))
 
     def open_socket(self, client: str, token_hash: str) -> str | None:
         """Count a socket; ``None`` if allowed, else why not (and nothing is counted)."""
@@ -344,3 +353,12 @@ def _wait(buckets: dict[str, TokenBucket], keys: tuple[str, ...], per_minute: tu
         for b in chosen:
             b.take()
     return wait
+
+
+def refuse_if_waiting(wait: float, what: str) -> None:
+    """A per-address limit's answer: nothing while ``wait`` is 0, else 429 saying ``what``
+    and when to try again (``Retry-After``, whole seconds)."""
+    if wait:
+        retry = max(1, math.ceil(wait))
+        raise HTTPException(429, f"{what}; try again in {retry} s",
+                            headers={"Retry-After": str(retry)})

@@ -14,7 +14,6 @@ Every route has a per-address rate; the judging runs in a thread, one at a time.
 
 from __future__ import annotations
 
-import math
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +22,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from ..puzzles import PuzzleError
-from .limits import ClientLimits, TokenBucket
+from .limits import ClientLimits, refuse_if_waiting
 from .puzzles import NEW_PLAYER, PuzzleBook, glicko_update, parse_moves, token_hash
 from .store import UNAVAILABLE
 
@@ -37,7 +36,6 @@ def install_puzzle_routes(app: FastAPI, games: Callable[[], Any], clients: Clien
     """Add the puzzle routes to ``app`` (``games()`` gives the running ``GameServer``, whose
     store and database thread keep the ratings)."""
     book: dict[str, PuzzleBook] = {}
-    buckets: dict[str, dict[str, TokenBucket]] = {"attempt": {}, "player": {}}
 
     def the_book() -> PuzzleBook:
         if "book" not in book:
@@ -45,19 +43,8 @@ def install_puzzle_routes(app: FastAPI, games: Callable[[], Any], clients: Clien
         return book["book"]
 
     def limit(kind: str, request: Request, per_minute: float, burst: int, what: str) -> None:
-        table = buckets[kind]
-        if len(table) > 10_000:
-            for key in [k for k, b in table.items() if b.full()]:
-                del table[key]
-        key = client_of(request)
-        bucket = table.get(key)
-        if bucket is None:
-            bucket = table[key] = TokenBucket(per_minute / 60.0, burst)
-        wait = bucket.take()
-        if wait:
-            retry = max(1, math.ceil(wait))
-            raise HTTPException(429, f"{what}; try again in {retry} s",
-                                headers={"Retry-After": str(retry)})
+        refuse_if_waiting(clients.event_wait(f"puzzle-{kind}", client_of(request), per_minute,
+                                             burst), what)
 
     def bearer(request: Request) -> str | None:
         header = request.headers.get("authorization", "")

@@ -22,8 +22,7 @@ from typing import Any
 import glicko2
 
 from ..game import Game
-from ..move import Ticket
-from ..puzzles import Puzzle, PuzzleError, check, load_puzzles, reply_for
+from ..puzzles import Puzzle, PuzzleError, check, load_puzzles, reach, reply_for
 
 __all__ = ["PuzzleBook", "glicko_update", "initial_rating"]
 
@@ -78,23 +77,13 @@ class PuzzleBook:
         g = game if game is not None else self.game(puzzle_id)
         hunters = g.rules.hunters
         to_move = list(hunters[hunters.index(g.to_move):]) if g.to_move in hunters else []
-        board = g.board
-        reach: dict[str, dict[str, list[str]]] = {}
-        for piece in to_move:
-            tickets = g.tickets(piece)
-            here = g.station(piece)
-            opts: dict[str, list[str]] = {}
-            for t in (Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND):
-                n = tickets.get(t)
-                if n is not None and n <= 0:
-                    continue
-                for s in board.neighbours_of(here, t):
-                    opts.setdefault(str(s), []).append(t.letter)
-            reach[piece] = opts
+        reaches = {piece: {str(s): [tk.letter for tk in ts]
+                           for s, ts in reach(g, piece, held=False).items()}
+                   for piece in to_move}
         r = rating if rating is not None else self.initial(puzzle_id)
         view = g.view(hunters[0]).to_dict()  # Mr X's pawn only where his last move revealed it
         return {"id": p.id, "rounds": p.rounds, "source": p.source, "themes": list(p.themes),
-                "to_move": to_move, "reach": reach, "view": view,
+                "to_move": to_move, "reach": reaches, "view": view,
                 "rating": round(float(r[0])), "possible": sorted(g.possible_locations())}
 
     def pick(self, rating: float, tried: set[str], ratings: dict[str, tuple[float, ...]],
