@@ -29,6 +29,8 @@ CASES = [
     ("expectimax", "detectives", {}, Budget(playouts=15)),
     ("lookahead", "mr_x", {}, Budget(playouts=150)),
     ("lookahead", "detectives", {}, Budget(playouts=15)),
+    ("beginner", "mr_x", {}, Budget()),
+    ("beginner", "detectives", {}, Budget()),
     ("mcts", "mr_x", PURE, SMALL),
     ("mcts", "mr_x", {**PURE, "mr_x_model": "hypothesis"}, SMALL),
     ("mcts", "detectives", PURE, SMALL),
@@ -180,6 +182,8 @@ def test_detective_agents_catch_a_revealed_mr_x_in_reach(name, side, options, bu
     agent = make_agent(name, side=side, **options)
     if name == "easy":  # epsilon-greedy: random moves now and then
         agent.agent_for("detectives").epsilon = 0.0
+    if name == "beginner":
+        agent.epsilon = 0.0
     if name == "nw":
         # the thesis's seekers: without the double-move test in their model of Mr X a capture
         # a few moves later scores as much as the capture now, which 12 iterations cannot
@@ -298,7 +302,7 @@ def test_expectimax_looks_only_at_its_location_budget():
 # ---- registry and levels ------------------------------------------------------------------------------
 def test_every_agent_and_level_is_registered():
     assert {"random", "mcd", "mtd", "cal", "heuristic", "alphabeta", "expectimax", "lookahead",
-            "mcts", "easy", "medium", "hard", "max"} <= set(agent_names())
+            "beginner", "mcts", "easy", "medium", "hard", "max"} <= set(agent_names())
 
 
 def test_levels_work_for_either_side_by_name():

@@ -13,6 +13,7 @@ name           side            agent
 ``lookahead``  both            ``alphabeta`` for Mr X, ``expectimax`` for the detectives
 ``mcts``       both            this package's best MCTS (options: :class:`.mcts.MCTSOptions`)
 ``nw``         both            Nijssen & Winands' MCTS as published, frozen (the baseline)
+``beginner``   both            a human-like beginner (:mod:`.beginner`; what ``easy`` is tuned on)
 ``easy`` ...   both            the levels for people: ``easy``, ``medium``, ``hard``, ``max``
 =============  ==============  =================================================================
 
@@ -29,6 +30,7 @@ from typing import Any
 from ..move import Move
 from ..view import PlayerView
 from .base import Agent, Budget, register
+from .beginner import BeginnerDetectives, BeginnerMrX
 from .heuristics import CALAgent, MCDAgent, MTDAgent, require_view
 from .lookahead import ExpectimaxAgent, ParanoidAgent
 from .mcts import NWAgent, best_agent
@@ -125,17 +127,18 @@ def _level_factory(level: Level) -> Callable[..., Agent]:
     return make
 
 
-def _pair_factory(name: str, mr_x: str, detectives: str) -> Callable[..., Agent]:
+def _pair_factory(name: str, mr_x: Callable[..., Agent],
+                  detectives: Callable[..., Agent]) -> Callable[..., Agent]:
     def make(side: str | None = None, **options: Any) -> Agent:
         if side == "mr_x":
-            return _SINGLE[mr_x](side=side, **options)
+            return mr_x(side=side, **options)
         if side == "detectives":
-            return _SINGLE[detectives](side=side, **options)
+            return detectives(side=side, **options)
         if side is not None:
             raise ValueError(f"side is 'mr_x' or 'detectives', not {side!r}")
         if options:
             raise ValueError(f"{name} takes options only with a side")
-        return SideAgent(name, _SINGLE[mr_x](), _SINGLE[detectives]())
+        return SideAgent(name, mr_x(), detectives())
 
     return make
 
@@ -163,7 +166,8 @@ for _name, _cls in _SINGLE.items():
     register(_name, _cls)
 register("mcts", best_agent)
 register("nw", NWAgent)
-register("heuristic", _pair_factory("heuristic", "mcd", "mtd"))
-register("lookahead", _pair_factory("lookahead", "alphabeta", "expectimax"))
+register("heuristic", _pair_factory("heuristic", MCDAgent, MTDAgent))
+register("lookahead", _pair_factory("lookahead", ParanoidAgent, ExpectimaxAgent))
+register("beginner", _pair_factory("beginner", BeginnerMrX, BeginnerDetectives))
 for _level in LEVELS.values():
     register(_level.name, _level_factory(_level))
