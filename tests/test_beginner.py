@@ -16,6 +16,7 @@ from scotlandyard.ai.arena import ArenaConfig, run_arena
 from scotlandyard.ai.beginner import BeginnerDetectives, BeginnerMrX, board_middle, last_seen
 from scotlandyard.move import SingleMove
 from scotlandyard.view import PlayerView
+from tests.conftest import load_benchmark
 
 
 def _chase_views(rules: Rules, n: int) -> list[PlayerView]:
@@ -171,3 +172,29 @@ def test_beginner_options_are_checked():
     with pytest.raises(ValueError, match="detectives only"):
         BeginnerDetectives(side="mr_x")
     assert make_agent("beginner", side="detectives", epsilon=0.1).epsilon == 0.1
+
+
+def test_the_benchmark_plays_each_sample_pools_them_and_resumes(tmp_path, capsys):
+    bench = load_benchmark("beginner")
+    args = ["--levels", "easy", "--games", "6", "--samples", "2", "--seed", "3",
+            "--out", str(tmp_path)]
+    bench.main(args)
+    first = capsys.readouterr().out
+    rows = [line for line in first.splitlines() if line.startswith("| easy Mr X")
+            or line.startswith("| beginner Mr X")]
+    assert len(rows) == 2 and "| seed 3 | seed 4 |" in first
+    for row in rows:  # each sample's wins out of 6, then the pooled figure out of 12
+        cells = [c.strip() for c in row.split("|")]
+        a, b = (int(c.split("/")[0]) for c in cells[3:5])
+        assert cells[3].endswith("/6") and cells[4].endswith("/6")
+        assert cells[5].startswith(f"{a + b}/12 = ")
+        assert cells[7] in ("**met**", "**missed**")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "classic-easy-detectives-seed3", "classic-easy-detectives-seed4",
+        "classic-easy-mr_x-seed3", "classic-easy-mr_x-seed4"]
+    bench.main(args)  # every game is on disk: the same table again, nothing replayed
+    for folder in tmp_path.iterdir():
+        assert len((folder / "manifest.jsonl").read_text().splitlines()) == 6
+    assert capsys.readouterr().out.split("\n\n", 1)[1] == first.split("\n\n", 1)[1]
+    with pytest.raises(SystemExit):
+        bench.main(["--levels", "easiest"])
