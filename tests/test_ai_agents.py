@@ -124,7 +124,7 @@ def test_detective_agent_cannot_reach_the_truth(name, side, options, budget):
 
 @pytest.mark.parametrize("name,options", [
     ("nw", PURE), ("mcts", PURE), ("mcts", {**PURE, "critical": True, "belief": "policy"}),
-    ("mcts", {**PURE, "belief": "learned"}), ("medium", PURE)])
+    ("mcts", {**PURE, "belief": "learned"}), ("medium", PURE), ("beginner", {})])
 def test_detective_decisions_are_identical_across_hidden_paths_with_the_same_public_facts(
         name, options):
     # two games whose Mr X walks different hidden paths with the same tickets: every detective
