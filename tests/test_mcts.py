@@ -66,8 +66,9 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "history_playouts": True, "coalition_reduction": 0.1, "coalition": "root",
         "mr_x_reduction": False, "epsilon_mr_x": 0.1, "epsilon_detectives": 0.2,
         "model_epsilon": None, "cal_target": "actual", "model_playouts": "mtd",
-        "move_filter": True, "double_filter": "own_tree", "black_exemption": "boat_station",
-        "categorization": True, "categorization_weights": "thesis",
+        "move_filter": True, "double_filter": "except_own_playouts",
+        "black_exemption": "boat_station", "categorization": True,
+        "categorization_weights": "thesis", "roulette": "one_step",
         "belief": "categorization", "critical": False, "attach_double": True,
         "attach_budget": "shared", "mr_x_model": "paranoid", "horizon": 0, "horizon_step": 0,
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
@@ -296,6 +297,28 @@ def test_determinization_draws_by_location_categorization():
         assert w == table.weights[category(loc, hunters, board)]
     off = MCTSSearch(view, MCTSOptions(categorization=False, **PURE), seed=0)
     assert set(off.location_weights) == {1.0}
+
+
+def test_two_step_roulette_draws_a_category_by_its_weight_then_a_location_uniformly():
+    view = detective_position().view("D1")
+    table = CategoryWeights((0.1, 0.4, 0.3, 0.15, 0.05))
+    board = london("classic")
+    hunters = list(view.stations.values())
+    cats = {x: category(x, hunters, board) for x in sorted(view.possible)}
+    sizes = {c: sum(1 for k in cats.values() if k == c) for c in set(cats.values())}
+    assert len(sizes) >= 2  # the position has possible locations of several categories
+    s = MCTSSearch(view, MCTSOptions(categorization_weights=table, roulette="two_step",
+                                     **PURE), seed=0)
+    total = sum(s.location_weights)
+    share = dict.fromkeys(sizes, 0.0)
+    for loc, w in zip(s.locations, s.location_weights, strict=True):
+        assert w == pytest.approx(table.weights[cats[loc]] / sizes[cats[loc]])
+        share[cats[loc]] += w / total
+    present = sum(table.weights[c] for c in sizes)
+    for c in sizes:  # a category's chance is its weight among the categories present
+        assert share[c] == pytest.approx(table.weights[c] / present)
+    with pytest.raises(ValueError, match="roulette"):
+        MCTSOptions(roulette="three_step")
 
 
 # ---- separate trees --------------------------------------------------------------------------------
@@ -1059,21 +1082,30 @@ def test_black_exemption_boat_station_keeps_every_black_step_from_a_boat_station
                    for m in _kernel_filtered(other, K.FILT_ON | K.FILT_BOAT))
 
 
-def test_double_filter_own_tree_leaves_double_moves_to_the_playouts_and_the_detectives():
+def test_double_filter_settings_say_which_searches_test_double_moves():
     game, unsafe, safe = _attach_view()
     view = game.view("X")
     assert not any(m.is_double for m in _kernel_filtered(view, K.FILT_ON))
     nodbl = _kernel_filtered(view, K.FILT_ON | K.FILT_NODOUBLE)
     assert any(m.is_double for m in nodbl)
-    # the searches' flags: Mr X's tree keeps the double-move test, his playouts and the
-    # detectives' search (tree and playouts) do not
-    nw = MCTSOptions(**{**_nw(), **PURE})
-    x = MCTSSearch(view, nw, seed=1)
-    assert x._pf[K.PF_FILT] == K.FILT_ON | K.FILT_BOAT
-    assert x._pf[K.PF_PFILT] == K.FILT_ON | K.FILT_BOAT | K.FILT_NODOUBLE
-    d = MCTSSearch(detective_position().view("D1"), nw, seed=1)
-    assert d._pf[K.PF_FILT] == d._pf[K.PF_PFILT] == K.FILT_ON | K.FILT_BOAT | K.FILT_NODOUBLE
-    first = MCTSSearch(view, MCTSOptions(**PURE), seed=1)  # mcts's reading: everywhere
+    det = detective_position().view("D1")
+    on, boat, off = K.FILT_ON, K.FILT_BOAT, K.FILT_NODOUBLE
+
+    def flags(v, **opts):
+        s = MCTSSearch(v, MCTSOptions(**{**_nw(), **PURE, **opts}), seed=1)
+        return s._pf[K.PF_FILT], s._pf[K.PF_PFILT]
+
+    # nw ("except_own_playouts"): Mr X's tree keeps the test, his own playouts do not; the
+    # detectives' search models the hider with it, in its tree and its playouts
+    assert flags(view) == (on | boat, on | boat | off)
+    assert flags(det) == (on | boat, on | boat)
+    # "own_tree": only Mr X's own tree tests double moves
+    assert flags(view, double_filter="own_tree") == (on | boat, on | boat | off)
+    assert flags(det, double_filter="own_tree") == (on | boat | off, on | boat | off)
+    # "everywhere" (mcts's reading): every search, tree and playouts
+    assert flags(view, double_filter="everywhere") == (on | boat, on | boat)
+    assert flags(det, double_filter="everywhere") == (on | boat, on | boat)
+    first = MCTSSearch(view, MCTSOptions(**PURE), seed=1)
     assert (first._pf[K.PF_FILT], first._pf[K.PF_PFILT]) == (K.FILT_ON, K.FILT_ON)
 
 

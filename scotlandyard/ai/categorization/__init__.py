@@ -34,6 +34,8 @@ from ...move import MR_X
 from ...view import PlayerView
 
 CATEGORIES = ("1", "2", "3", "4", "5+")
+#: How a determinization draws from the table (:meth:`CategoryWeights.location_weights`).
+ROULETTES = ("one_step", "two_step")
 DATA_FILE = "data/categorization.json"
 #: The table of the ``nw`` agent, estimated as Nijssen's thesis does (``estimate="frequency"``):
 #: ``categorization_weights="thesis"``.
@@ -131,11 +133,25 @@ class CategoryWeights:
         """Read a table written by :meth:`save`."""
         return cls.from_dict(json.loads(Path(path).read_text()))
 
-    def location_weights(self, view: PlayerView) -> dict[int, float]:
-        """The roulette weight of each possible location in ``view`` (public facts only)."""
+    def location_weights(self, view: PlayerView, roulette: str = "one_step") -> dict[int, float]:
+        """The roulette weight of each possible location in ``view`` (public facts only).
+
+        ``roulette="one_step"``: each location weighs its category's weight. ``"two_step"``:
+        a category is drawn first, with probability proportional to its weight among the
+        categories that hold a possible location, then a location of it uniformly; as one
+        draw, each location weighs its category's weight divided by the number of possible
+        locations of that category."""
+        if roulette not in ROULETTES:
+            raise ValueError(f"roulette is {' or '.join(map(repr, ROULETTES))}, not {roulette!r}")
         board = london(view.rules.board)
         hunters = [s for p, s in view.stations.items() if p != MR_X]
-        return {s: self.weights[category(s, hunters, board)] for s in sorted(view.possible)}
+        cats = {s: category(s, hunters, board) for s in sorted(view.possible)}
+        if roulette == "one_step":
+            return {s: self.weights[c] for s, c in cats.items()}
+        sizes = [0] * len(CATEGORIES)
+        for c in cats.values():
+            sizes[c] += 1
+        return {s: self.weights[c] / sizes[c] for s, c in cats.items()}
 
 
 @cache
