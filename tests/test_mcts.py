@@ -59,7 +59,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
     import hashlib
     from importlib import resources
 
-    from scotlandyard.ai.mcts import NW_SETTINGS, NWAgent, kernel_source_hash
+    from scotlandyard.ai.mcts import NW_OFF, NW_SETTINGS, NWAgent, kernel_source_hash
 
     assert NW_SETTINGS == {
         "c": 0.5, "progressive_history": True, "history_weight": 5.0,
@@ -73,12 +73,15 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "attach_budget": "shared", "mr_x_model": "paranoid", "horizon": 0, "horizon_step": 0,
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
         "determinizations": 20, "vote": "visits"}
-    assert set(NW_SETTINGS) == set(OPTION_NAMES) - {"fast", "playouts"}  # every switch
+    # every switch: the thesis's, and those added since the freeze, which nw keeps off
+    assert NW_OFF == {"ticket_reserve": 0.0}
+    assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
         assert isinstance(agent, NWAgent) and agent.name == "nw"
         o = agent.options
         assert {k: getattr(o, k) for k in NW_SETTINGS} == NW_SETTINGS
+        assert {k: getattr(o, k) for k in NW_OFF} == NW_OFF
         assert o.playouts == 1000
     table = resources.files("scotlandyard").joinpath("data/categorization_thesis.json")
     assert hashlib.sha256(table.read_bytes()).hexdigest() == NW_TABLE_SHA256
@@ -133,7 +136,8 @@ def test_mcts_agent_is_the_best_settings_over_the_papers():
     {"determinizations": True}, {"vote": "sum"}, {"horizon": -1}, {"horizon": 2.5},
     {"info_weight": 1.5}, {"horizon_step": -1}, {"horizon_step": 1.5}, {"horizon_step": True},
     {"region_weight": 1.5}, {"region_weight": -0.1}, {"model_epsilon": -0.1},
-    {"model_epsilon": 2}, {"model_epsilon": "low"},
+    {"model_epsilon": 2}, {"model_epsilon": "low"}, {"ticket_reserve": -0.1},
+    {"ticket_reserve": 1.5}, {"ticket_reserve": "half"}, {"ticket_reserve": True},
 ])
 def test_mcts_rejects_bad_options_with_their_name(bad):
     name = next(iter(bad))

@@ -174,6 +174,7 @@ class MCTSOptions:
     determinization: str = "single"
     determinizations: int = 20
     vote: str = "visits"
+    ticket_reserve: float = 0.0
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -205,6 +206,7 @@ class MCTSOptions:
             num("model_epsilon", 0.0, 1.0)
         num("info_weight", 0.0, 1.0)
         num("region_weight", 0.0, 1.0)
+        num("ticket_reserve", 0.0, 1.0)
         if isinstance(self.horizon, bool) or not isinstance(self.horizon, int) or \
                 self.horizon < 0:
             raise ValueError(f"MCTS option horizon is a whole number >= 0, not "
@@ -269,6 +271,11 @@ NW_SETTINGS: dict[str, Any] = {
     "region_weight": 0.0, "determinization": "single", "determinizations": 20,
     "vote": "visits",
 }
+
+#: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
+#: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
+#: test pins them too.
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -769,6 +776,99 @@ def hunters_reach(view: PlayerView) -> set[int]:
     return reach
 
 
+#: The detectives' tickets from the most usable to the least (taxi lines reach every station
+#: of the London board, bus lines 62, the underground 14): ``ticket_reserve`` spends the less
+#: usable ones first when that is about as good.
+TICKET_ORDER = (Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND)
+#: ``ticket_reserve``'s look-ahead: a detective keeps a move only when its tickets let it move
+#: this many more rounds from where it lands (fewer when fewer rounds are left).
+RESERVE_LOOKAHEAD = 3
+
+
+def _supply(view: PlayerView, piece: str) -> list[int] | None:
+    """``piece``'s taxi, bus and underground tickets, or None when it moves free (police)."""
+    tk = view.tickets[piece]
+    counts = [tk.get(t.name.lower()) for t in TICKET_ORDER]
+    if any(c is None for c in counts):
+        return None
+    return [int(c or 0) for c in counts]
+
+
+def _can_keep_moving(neighbours: Sequence[Sequence[Sequence[int]]], station: int,
+                     supply: list[int], steps: int) -> bool:
+    """True if a piece on ``station`` holding ``supply`` (taxi, bus, underground) can make
+    ``steps`` more moves, other pieces ignored (they move on)."""
+    if steps <= 0:
+        return True
+    for t in range(3):
+        if supply[t] <= 0:
+            continue
+        supply[t] -= 1
+        try:
+            for d in neighbours[t][station]:
+                if _can_keep_moving(neighbours, d, supply, steps - 1):
+                    return True
+        finally:
+            supply[t] += 1
+    return False
+
+
+def strands(view: PlayerView, move: Move) -> bool:
+    """``ticket_reserve``'s hard rule: True when ``move`` of a detective leaves it tickets that
+    cannot carry it through the next rounds (up to :data:`RESERVE_LOOKAHEAD` of them) from
+    the station it lands on, e.g. its last taxi spent for a station without an underground
+    line while it holds underground tickets only. A move onto one of Mr X's possible
+    locations never strands (it may catch him); nor does a move in the last round."""
+    piece = move.piece or view.to_move
+    if view.side != "detectives" or piece is None or move.is_pass or move.is_double or \
+            move.ticket is None or move.to is None or move.to in view.possible:
+        return False
+    supply = _supply(view, piece)
+    left = view.rules.last_round - view.round
+    if supply is None or left <= 0 or move.ticket not in TICKET_ORDER:
+        return False
+    supply[TICKET_ORDER.index(move.ticket)] -= 1
+    board = london(view.rules.board)
+    return not _can_keep_moving(board.neighbours, move.to, supply,
+                                min(left, RESERVE_LOOKAHEAD))
+
+
+def reserve_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
+    """The detectives' root moves under ``ticket_reserve``: the legal moves that do not
+    :func:`strand <strands>` the mover, or every legal move when each of them would."""
+    keep = [m for m in legal if not strands(view, m)]
+    return keep or list(legal)
+
+
+def taxis_short(view: PlayerView, piece: str) -> bool:
+    """True when ``piece``'s taxi tickets cannot pay for this round's move and every one
+    left: it will have to move by bus or underground some time (police never are)."""
+    supply = _supply(view, piece)
+    if supply is None:
+        return False
+    return supply[0] < view.rules.last_round - view.round + 1
+
+
+def reserve_choice(view: PlayerView, children: Sequence[ChildStats], reserve: float) -> Move:
+    """``ticket_reserve``'s soft rule, after the search: of the root children with at least
+    ``1 - reserve`` of the most visited child's visits ("about as good"), the one that spends
+    the least usable ticket (underground before bus before taxi; then the most visits), when
+    the mover's taxis are short (:func:`taxis_short`); else the most visited child.
+    ``children`` are most visited first (:meth:`MCTSSearch.root_children`)."""
+    best = children[0]
+    piece = best.move.piece or view.to_move
+    if reserve <= 0 or piece is None or not taxis_short(view, piece):
+        return best.move
+
+    def rank(c: ChildStats) -> int:
+        t = c.move.ticket
+        return TICKET_ORDER.index(t) if t in TICKET_ORDER else -1
+
+    close = [c for c in children if c.visits >= (1.0 - reserve) * best.visits
+             and (c.move.piece or view.to_move) == piece]
+    return max(close, key=lambda c: (rank(c), c.visits, c.value)).move
+
+
 def attachable_doubles(view: PlayerView, legal: Sequence[Move], move: Move,
                        move_filter: bool = True, boat: bool = False) -> list[Move]:
     """Nijssen & Winands' attach rule: when Mr X's chosen ``move`` is a single step onto a
@@ -869,7 +969,12 @@ class MCTSAgent:
             opts = replace(opts, horizon=grown_horizon(opts, budget))
         if opts.fast and compiling():  # the searches run on the pure-Python kernel for now
             budget = while_compiling(budget, opts.playouts)
-        search = MCTSSearch(view, opts, seed, root_moves=legal, weights=weights)
+        reserve = view.side == "detectives" and opts.ticket_reserve > 0
+        root_moves = reserve_root_moves(view, legal) if reserve else legal
+        if reserve and len(root_moves) == 1:
+            self.last_search = None
+            return root_moves[0]
+        search = MCTSSearch(view, opts, seed, root_moves=root_moves, weights=weights)
         attach = self.options.attach_double and view.side == "mr_x"
         boat = self.options.black_exemption == "boat_station"
         shared = attach and self.options.attach_budget == "shared" and any(
@@ -885,6 +990,8 @@ class MCTSAgent:
             search.run_budget(budget)
         self.last_search = search
         move = search.best_move()
+        if reserve and opts.vote == "visits":
+            move = reserve_choice(view, search.root_children(), opts.ticket_reserve)
         if move not in legal:
             raise RuntimeError(f"MCTS chose {move}, which is not among the legal moves")
         self.last_iterations = search.iterations
@@ -919,7 +1026,7 @@ class NWAgent(MCTSAgent):
 
     def __init__(self, side: str | None = None, *, fast: bool = True,
                  playouts: int = DEFAULT_PLAYOUTS) -> None:
-        super().__init__(side, fast=fast, playouts=playouts, **NW_SETTINGS)
+        super().__init__(side, fast=fast, playouts=playouts, **NW_SETTINGS, **NW_OFF)
 
 
 WHILE_COMPILING_SECONDS = 0.4

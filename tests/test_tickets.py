@@ -1,0 +1,149 @@
+"""The detectives' ticket management (``ticket_reserve``, issue 24 item 3) on hand-built
+positions: the hard rule (no move that leaves a detective tickets it cannot use), the soft
+rule (a less usable ticket when its move is about as good, while the taxis are short), the
+option's validation, and nw left as it is."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from scotlandyard import Game, Move, Rules, Ticket
+from scotlandyard.ai import Budget, make_agent
+from scotlandyard.ai.mcts import (
+    NW_OFF,
+    ChildStats,
+    MCTSAgent,
+    MCTSOptions,
+    reserve_choice,
+    reserve_root_moves,
+    strands,
+    taxis_short,
+)
+from scotlandyard.view import PlayerView
+
+PURE = {"fast": False}
+#: Station 3 has taxi lines to 4, 11 and 12 (taxi-only stations) and bus lines to 22 and 23;
+#: it has no underground. From 23 a taxi reaches the underground at 13; from 22 no taxi line
+#: reaches an underground station.
+START = {"X": 170, "D1": 3, "D2": 100, "D3": 140, "D4": 60, "D5": 197}
+
+
+def position(round_: int, tickets: tuple[int, int, int],
+             possible: frozenset[int] = frozenset({159})) -> Game:
+    """A classic game in round ``round_`` with D1 to move on station 3 holding ``tickets``
+    (taxi, bus, underground), Mr X on 159 after his first move, his possible locations ``possible``."""
+    game = Game.new(Rules.classic(), start=START)
+    game.push(Move.single(Ticket.TAXI, 159))  # Mr X's first move: D1 to move
+    view = game.view("D1")
+    held = {p: dict(t) for p, t in view.tickets.items()}
+    held["D1"].update(taxi=tickets[0], bus=tickets[1], underground=tickets[2])
+    view = dataclasses.replace(view, round=round_, tickets=held, possible=possible)
+    built = Game.from_view(view, mr_x=min(possible))
+    assert built.to_move == "D1" and not built.is_over()
+    return built
+
+
+def by_notation(game: Game) -> dict[str, Move]:
+    return {m.notation(): m for m in game.legal_moves()}
+
+
+def test_a_move_that_leaves_only_unusable_tickets_strands_the_detective():
+    game = position(20, (1, 1, 1))  # three moves left: this one and two more
+    view = game.view("D1")
+    moves = by_notation(game)
+    assert set(moves) == {"T4", "T11", "T12", "B22", "B23"}
+    # the last taxi to a taxi-only station: bus and underground tickets, neither usable there
+    assert strands(view, moves["T4"]) and strands(view, moves["T11"])
+    # by bus to 22: a taxi, then the underground ticket nowhere to use
+    assert strands(view, moves["B22"])
+    # by bus to 23: taxi to 13, then the underground
+    assert not strands(view, moves["B23"])
+    assert reserve_root_moves(view, game.legal_moves()) == [moves["B23"]]
+
+
+def test_a_move_onto_a_possible_location_of_mr_x_never_strands():
+    game = position(20, (1, 1, 1), possible=frozenset({11, 159}))
+    view = game.view("D1")
+    moves = by_notation(game)
+    assert not strands(view, moves["T11"])  # it may catch him
+    assert strands(view, moves["T4"])
+    assert set(reserve_root_moves(view, game.legal_moves())) == {moves["T11"], moves["B23"]}
+
+
+def test_when_every_move_strands_the_detective_keeps_them_all():
+    game = position(20, (1, 0, 2))  # taxi or nothing: each move leaves underground only
+    view = game.view("D1")
+    assert all(strands(view, m) for m in game.legal_moves())
+    assert reserve_root_moves(view, game.legal_moves()) == game.legal_moves()
+
+
+def test_no_strand_in_the_last_round_or_with_taxis_enough():
+    last = position(22, (0, 1, 0)).view("D1")
+    assert not any(strands(last, m) for m in position(22, (0, 1, 0)).legal_moves())
+    rich = position(15, (8, 0, 0))
+    assert not any(strands(rich.view("D1"), m) for m in rich.legal_moves())
+
+
+def test_the_agent_never_plays_a_stranding_move_when_another_exists():
+    game = position(20, (1, 1, 1))
+    agent = make_agent("mcts", side="detectives", ticket_reserve=0.4, **PURE)
+    for seed in range(3):
+        move = agent.choose(game.view("D1"), game.legal_moves(), random.Random(seed),
+                            Budget(playouts=50))
+        assert move.notation() == "B23"
+
+
+def children(view: PlayerView, visits: dict[str, int]) -> list[ChildStats]:
+    kids = [ChildStats(Move.parse(text), n, 0.5) for text, n in visits.items()]
+    return sorted(kids, key=lambda c: -c.visits)
+
+
+def test_short_of_taxis_a_bus_move_about_as_good_keeps_the_taxi():
+    view = position(15, (3, 3, 1)).view("D1")  # 8 moves left, 3 taxis: short
+    assert taxis_short(view, "D1")
+    kids = children(view, {"T4": 100, "B23": 80, "B22": 40})
+    assert reserve_choice(view, kids, 0.3).notation() == "B23"   # 80 >= 70
+    assert reserve_choice(view, kids, 0.1).notation() == "T4"    # 80 < 90: not as good
+    assert reserve_choice(view, kids, 0.0).notation() == "T4"    # the switch off
+    # the least usable ticket first: underground before bus
+    kids = children(view, {"T4": 100, "B23": 90, "U13": 75})
+    assert reserve_choice(view, kids, 0.3).notation() == "U13"
+
+
+def test_with_taxis_for_every_round_left_the_search_move_stands():
+    view = position(15, (8, 3, 1)).view("D1")  # 8 moves left, 8 taxis
+    assert not taxis_short(view, "D1")
+    kids = children(view, {"T4": 100, "B23": 99})
+    assert reserve_choice(view, kids, 0.5).notation() == "T4"
+
+
+def test_the_agent_plays_the_less_usable_ticket_with_the_widest_reserve():
+    # taxis short and nothing strands: with ticket_reserve=1 every root child is "about as
+    # good", so the agent plays a bus move (station 3 has no underground); without the switch
+    # the search's own choice stands
+    game = position(15, (2, 4, 2))
+    view = game.view("D1")
+    assert reserve_root_moves(view, game.legal_moves()) == game.legal_moves()
+    wide = MCTSAgent("detectives", ticket_reserve=1.0, **PURE)
+    for seed in range(3):
+        move = wide.choose(view, game.legal_moves(), random.Random(seed), Budget(playouts=60))
+        assert move.ticket == Ticket.BUS
+        assert wide.last_search is not None
+        assert move in {c.move for c in wide.last_search.root_children()}
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "half", True, None])
+def test_ticket_reserve_is_checked_with_a_clear_error(bad):
+    with pytest.raises(ValueError, match=r"ticket_reserve is a number 0\.0\.\.1\.0"):
+        MCTSOptions(ticket_reserve=bad)
+
+
+def test_nw_keeps_the_ticket_management_off():
+    assert NW_OFF["ticket_reserve"] == 0.0
+    for side in ("mr_x", "detectives"):
+        assert make_agent("nw", side=side, **PURE).options.ticket_reserve == 0.0
+    with pytest.raises(ValueError, match="no option 'ticket_reserve'"):
+        make_agent("nw", side="detectives", ticket_reserve=0.4)
