@@ -142,25 +142,30 @@ def main() -> None:
     label = {"base": "mcts", "reserve": f"mcts, ticket_reserve={args.reserve:g}"}
     print(f"mcts detectives against nw's Mr X, {args.playouts:,} playouts a move for both; "
           f"the same starts in both arms\n")
-    print("| sample | arm | games | detectives' wins | win rate | detectives stuck |")
-    print("|---|---|---:|---:|---:|---:|")
-    pooled: dict[str, list[int]] = {a: [0, 0, 0] for a in arms}
-    for seed in [*samples, None]:
+    print("| sample | arm | games | detectives' wins | win rate | detectives stuck | "
+          "detectives' ms a move |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    pooled: dict[str, list[float]] = {a: [0, 0, 0, 0, 0.0] for a in arms}
+    for sample in [*samples, None]:
         for arm in arms:
-            if seed is None:
-                n, w, s = pooled[arm]
+            if sample is None:
+                n, w, s, moves, think = pooled[arm]
             else:
-                r = result[arm, seed]
+                r = result[arm, sample]
                 n = len(r.decided)
                 w = r.win_rate("detectives").wins
                 s = r.reasons().get("mr_x", {}).get("detectives_stuck", 0)
-                for k, v in enumerate((n, w, s)):
+                moves = sum(g.moves.get("detectives", 0) for g in r.games)
+                think = sum(g.think.get("detectives", 0.0) for g in r.games)
+                for k, v in enumerate((n, w, s, moves, think)):
                     pooled[arm][k] += v
             rate = f"{w / n:.1%}" if n else "-"
-            print(f"| {seed if seed is not None else 'pooled'} | {label[arm]} | {n} | {w} | "
-                  f"{rate} | {s} |")
+            ms = f"{think / moves * 1000:.1f}" if moves else "-"
+            print(f"| {sample if sample is not None else 'pooled'} | {label[arm]} | {n:.0f} | "
+                  f"{w:.0f} | {rate} | {s:.0f} | {ms} |")
     if len(arms) == 2:
-        (n0, w0, s0), (n1, w1, s1) = pooled[arms[0]], pooled[arms[1]]
+        n0, w0, s0 = (int(v) for v in pooled[arms[0]][:3])
+        n1, w1, s1 = (int(v) for v in pooled[arms[1]][:3])
         if n0 and n1:
             print(f"\nPooled, {label[arms[1]]} against {label[arms[0]]}: detectives stuck "
                   f"{s1}/{n1} against {s0}/{n0} (ratio {s1 / n1 / max(s0 / n0, 1e-9):.2f}, "

@@ -141,6 +141,13 @@ def test_ticket_reserve_is_checked_with_a_clear_error(bad):
         MCTSOptions(ticket_reserve=bad)
 
 
+def test_the_mcts_agent_and_its_levels_manage_tickets():
+    assert make_agent("mcts", side="detectives", **PURE).options.ticket_reserve == 0.4
+    for level in ("medium", "hard", "max"):
+        agent = make_agent(level, side="detectives", **PURE)
+        assert agent.agents["detectives"].options.ticket_reserve == 0.4
+
+
 def test_nw_keeps_the_ticket_management_off():
     assert NW_OFF["ticket_reserve"] == 0.0
     for side in ("mr_x", "detectives"):

@@ -63,6 +63,13 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   over the possible locations at critical moments (:func:`.belief_search.best_cover`).
   ``belief="learned"`` (an option, off by default): the same weighting with a model of Mr X
   learned from self-play (:func:`.nets.learned_weights`, docs/ai.md "Learned parts").
+- ``ticket_reserve=0.4``: the detectives' ticket management, at the root. No move that leaves
+  a detective tickets it cannot use in the next rounds from where it lands (:func:`strands`);
+  while its taxis cannot pay for every round left, of the moves about as good as the most
+  visited (at least ``1 - ticket_reserve`` of its visits) the one that spends the least
+  usable ticket, underground before bus before taxi (:func:`reserve_choice`). Against ``nw``'s
+  Mr X at 1,000 playouts a move it ends 2 of 150 games "detectives stuck" where ``mcts``
+  without it ended 43 (benchmarks/tickets.py; docs/experiments.md).
 
 The search runs in :mod:`scotlandyard.kernel._kernel`, compiled by numba (``fast=True``) or as
 plain Python (``fast=False``, and automatically without numba); both give the same move for the
@@ -290,7 +297,7 @@ FIRST_READING: dict[str, Any] = {
 BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "horizon": 3,
                                  "model_epsilon": 0.05, "region_weight": 0.5,
                                  "coalition_reduction": 0.4, "belief": "policy",
-                                 **FIRST_READING}
+                                 "ticket_reserve": 0.4, **FIRST_READING}
 
 
 @dataclass(frozen=True)
