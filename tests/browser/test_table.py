@@ -170,7 +170,9 @@ def test_offers_appear_next_to_the_move_box_with_accept_and_decline(
     x.screenshot(path=str(artifacts / f"table-offer-waiting-{size}.png"))
     d.click("#offer-accept")
     x.wait_for_selector(f"{GAME}[data-version='0'][data-my-turn='1']")
-    assert d.locator("#offer").is_hidden() and x.locator("#offer").is_hidden()
+    # each page hides the offer when its own frame comes (the two frames race)
+    d.locator("#offer").wait_for(state="hidden", timeout=5000)
+    x.locator("#offer").wait_for(state="hidden", timeout=5000)
     # a rematch offer after the end: the computer finishes the game for both (the protocol)
     from websockets.sync.client import connect
 
