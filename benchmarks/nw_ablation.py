@@ -3,8 +3,10 @@ seekers' win rate, and by how much (issue 24, item 1).
 
 Each arm is ``nw`` on both sides with one side's settings changed (``side:key=value``, JSON
 values), on the same seeded starts as ``--table-7-10`` (game i's start derives from the start
-sample's seed and i, as in the arena). Results go to ``<out>/<arm>-<playouts>-seed<seed>.jsonl``,
-a line a game, so a stopped run resumes; the table prints the seekers' wins of each arm on
+sample's seed and i: each game is the arena's, ``scotlandyard.ai.arena.play.play_game``).
+Results go to ``<out>/nw-<fingerprint>/<arm>-<playouts>-seed<seed>.jsonl`` (the fingerprint is
+:func:`scotlandyard.ai.mcts.nw_fingerprint`, so games of two versions of ``nw`` never mix), a
+line a game, so a stopped run resumes; the table prints the seekers' wins of each arm on
 each start sample, pooled, and the difference against the base arm (``nw`` unchanged) on the
 same games, with Fisher's exact test::
 
@@ -21,16 +23,14 @@ import argparse
 import json
 import multiprocessing as mp
 import os
-import random
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from scotlandyard import Game, Rules
-from scotlandyard.ai import Budget
-from scotlandyard.ai.arena.config import game_seed
-from scotlandyard.ai.mcts import NW_SETTINGS, MCTSAgent
+from scotlandyard import Rules
+from scotlandyard.ai.arena.config import ArenaConfig
+from scotlandyard.ai.arena.play import play_game
+from scotlandyard.ai.mcts import NW_OFF, NW_SETTINGS, nw_fingerprint
 from scotlandyard.ai.stats import wilson_interval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -56,26 +56,29 @@ def parse_arm(arm: str) -> dict[str, dict[str, Any]]:
     return changes
 
 
-def play(job: tuple[str, int, int, int]) -> dict[str, Any]:
-    """Play game ``index`` of start sample ``seed``: both sides ``nw`` but for the arm's changes."""
-    arm, playouts, seed, index = job
+def arm_config(arm: str, playouts: int, seed: int) -> ArenaConfig:
+    """One game's arena configuration: ``nw``'s settings on both sides (through the ``mcts``
+    agent, which takes them as options), the arm's changes on top, start sample ``seed``."""
     changes = parse_arm(arm)
-    game = Game.new(Rules.classic(detectives=5), seed=game_seed(seed, index, "start"))
-    agents = {side: MCTSAgent(side, playouts=playouts, **{**NW_SETTINGS, **changes[side]})
-              for side in ("mr_x", "detectives")}
-    rngs = {side: random.Random(game_seed(seed, index, side)) for side in agents}
-    t0 = time.perf_counter()
-    while not game.is_over():
-        piece = game.to_move
-        side = game.side_to_move
-        assert piece is not None and side is not None
-        move = agents[side].choose(game.view(piece), game.legal_moves(), rngs[side], Budget())
-        game.push(move)
-    outcome = game.outcome()
-    assert outcome is not None
+
+    def opts(side: str) -> dict[str, Any]:
+        return {**NW_SETTINGS, **NW_OFF, **changes[side], "playouts": playouts}
+
+    return ArenaConfig(mr_x="mcts", detectives="mcts", games=1,
+                       rules=Rules.classic(detectives=5), mr_x_options=opts("mr_x"),
+                       detectives_options=opts("detectives"), seed=seed)
+
+
+def play(job: tuple[str, int, int, int]) -> dict[str, Any]:
+    """Play game ``index`` of start sample ``seed`` (the arena's game: the same start and
+    random streams as every arena run of that seed)."""
+    arm, playouts, seed, index = job
+    result, _, _ = play_game(arm_config(arm, playouts, seed), index)
+    if result.error:
+        raise RuntimeError(result.error)
     return {"arm": arm, "playouts": playouts, "seed": seed, "index": index,
-            "winner": outcome.winner, "reason": outcome.reason, "round": outcome.round,
-            "seconds": round(time.perf_counter() - t0, 3)}
+            "winner": result.winner, "reason": result.reason, "round": result.round,
+            "seconds": round(sum(result.think.values()), 3)}
 
 
 def arm_file(out: Path, arm: str, playouts: int, seed: int) -> Path:
@@ -107,7 +110,7 @@ def main() -> None:
     parser.add_argument("--out", default="runs/ablate")
     parser.add_argument("--table-only", action="store_true")
     args = parser.parse_args()
-    out = Path(args.out)
+    out = Path(args.out) / f"nw-{nw_fingerprint()}"  # a changed nw starts new files
     out.mkdir(parents=True, exist_ok=True)
     arms = args.arm or ["base"]
     seeds = [int(s) for s in args.samples.split(",")]

@@ -28,7 +28,7 @@ from ..board import BoardName, london
 from ..move import MR_X, Move, SingleMove, Ticket
 from ..view import PlayerView
 from .base import Budget
-from .heuristics import best_by, check_epsilon, check_side, detective_shortcut, require_view
+from .heuristics import best_by, check_epsilon, check_side, detective_shortcut, mr_x_candidates
 
 #: how a beginner ranks equally good detective moves: the cheapest, most plentiful ticket first
 TICKET_RANK = {Ticket.TAXI: 0, Ticket.BUS: 1, Ticket.UNDERGROUND: 2, Ticket.BLACK: 3}
@@ -142,10 +142,7 @@ class BeginnerMrX:
     def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random,
                budget: Budget) -> Move:
         """The beginner's move."""
-        view = require_view(view, "mr_x")
-        if not legal:
-            raise ValueError("no legal move to choose from")
-        cands = [m for m in legal if not m.reveal] or list(legal)
+        view, cands = mr_x_candidates(view, legal, move_filter=False)
         if len(cands) == 1 or cands[0].is_take:  # a take after a reveal: any ticket will do
             return cands[rng.randrange(len(cands))]
         board = london(view.rules.board)

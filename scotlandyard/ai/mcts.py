@@ -495,12 +495,11 @@ class MCTSSearch:
             filt = K.FILT_ON | (K.FILT_BOAT if opts.black_exemption == "boat_station" else 0)
             # the double-move test: FILT_NODOUBLE leaves it out (the tree: PF_FILT; the
             # playouts: PF_PFILT)
-            nodbl = K.FILT_NODOUBLE
             tree_test = opts.double_filter != "own_tree" or view.side == "mr_x"
             playout_test = opts.double_filter == "everywhere" or (
                 opts.double_filter == "except_own_playouts" and view.side != "mr_x")
-            self._pf[K.PF_FILT] = filt | (0 if tree_test else nodbl)
-            self._pf[K.PF_PFILT] = filt | (0 if playout_test else nodbl)
+            self._pf[K.PF_FILT] = filt | (0 if tree_test else K.FILT_NODOUBLE)
+            self._pf[K.PF_PFILT] = filt | (0 if playout_test else K.FILT_NODOUBLE)
         if view.side == "mr_x":
             # Mr X's search: playouts stop ``horizon`` of his moves after the leaf, valued by
             # K.leaf_value (not caught, less the information term)
