@@ -1206,6 +1206,32 @@ def test_attach_budget_shared_spends_exactly_the_budget():
     assert shared.last_iterations == 60
 
 
+def test_categorization_presence_estimate_is_how_often_a_held_category_held_the_truth():
+    t = CategoryWeights.from_counts([9, 49, 29, 9, 4], [900, 1000, 800, 400, 300],
+                                    estimate="presence", present=[20, 98, 90, 48, 38])
+    assert t.weights == pytest.approx((10 / 22, 50 / 100, 30 / 92, 10 / 50, 5 / 40))
+    assert t.meta["estimate"] == "presence"
+    again = CategoryWeights.from_dict(t.to_dict())
+    assert again.present == (20, 98, 90, 48, 38) and again.weights == pytest.approx(t.weights, abs=1e-6)
+    with pytest.raises(ValueError, match="present counts"):
+        CategoryWeights.from_counts([1] * 5, [9] * 5, estimate="presence")
+    with pytest.raises(ValueError, match="more often"):
+        CategoryWeights.from_counts([5, 1, 1, 1, 1], [9] * 5, estimate="presence",
+                                    present=[4, 9, 9, 9, 9])
+
+
+def test_learning_counts_each_held_category_once_per_decision():
+    from scotlandyard.ai.categorization.learn import learn_categorization
+
+    t = learn_categorization(1, seed=3, mr_x_playouts=20, detective_playouts=10,
+                             estimate="presence")
+    decisions = sum(t.hits)  # one true location a decision
+    assert decisions > 0
+    assert all(h <= n <= decisions for h, n in zip(t.hits, t.present, strict=True))
+    assert all(n <= a for n, a in zip(t.present, t.available, strict=True))
+    assert sum(t.present) > decisions  # more than one possible location each time
+
+
 def test_categorization_frequency_estimate_is_the_share_of_the_true_locations_categories():
     from scotlandyard.ai.categorization import resolve_weights, thesis_weights
 

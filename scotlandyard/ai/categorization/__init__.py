@@ -42,8 +42,10 @@ DATA_FILE = "data/categorization.json"
 THESIS_FILE = "data/categorization_thesis.json"
 #: How a table is estimated from its counts: ``"ratio"`` (this package's first reading: hits of
 #: a category over the possible locations of that category) or ``"frequency"`` (the thesis's:
-#: how often Mr X's true location was of the category, over all the decisions counted).
-ESTIMATES = ("ratio", "frequency")
+#: how often Mr X's true location was of the category, over all the decisions counted) or
+#: ``"presence"`` (how often Mr X's true location was of the category, over the decisions at
+#: which the category held a possible location: a category's ``a / n`` in the paper's words).
+ESTIMATES = ("ratio", "frequency", "presence")
 
 
 def category(station: int, hunters: Iterable[int], board: Board) -> int:
@@ -66,6 +68,8 @@ class CategoryWeights:
     available: tuple[int, ...] = (0, 0, 0, 0, 0)
     games: int = 0
     meta: Mapping[str, Any] = field(default_factory=dict)
+    #: decisions at which the category held at least one possible location
+    present: tuple[int, ...] = (0, 0, 0, 0, 0)
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(CATEGORIES) or any(
@@ -82,23 +86,34 @@ class CategoryWeights:
 
     @classmethod
     def from_counts(cls, hits: Iterable[int], available: Iterable[int], games: int = 0,
-                    meta: Mapping[str, Any] | None = None, estimate: str = "ratio"
-                    ) -> CategoryWeights:
+                    meta: Mapping[str, Any] | None = None, estimate: str = "ratio",
+                    present: Iterable[int] | None = None) -> CategoryWeights:
         """Weights from counts (add-one smoothed so that no category is ever impossible):
         ``estimate="ratio"`` ``(hits + 1) / (available + 2)`` per category; ``"frequency"``
-        (the thesis's) ``(hits + 1) / (all hits + 5)``, the share of the decisions at which
-        Mr X's true location was of the category."""
+        ``(hits + 1) / (all hits + 5)``, the share of the decisions at which Mr X's true
+        location was of the category; ``"presence"`` ``(hits + 1) / (present + 2)``, how often
+        the true location was of the category when the category held a possible location
+        (needs ``present``)."""
         if estimate not in ESTIMATES:
-            raise ValueError(f"estimate is 'ratio' or 'frequency', not {estimate!r}")
+            raise ValueError(f"estimate is {', '.join(map(repr, ESTIMATES))}, not {estimate!r}")
         h = tuple(int(x) for x in hits)
         a = tuple(int(x) for x in available)
+        n = tuple(int(x) for x in present) if present is not None else (0,) * len(h)
+        if estimate == "presence" and present is None:
+            raise ValueError("estimate='presence' needs the present counts")
         if estimate == "frequency":
             total = sum(h) + len(h)
             w = tuple((hi + 1) / total for hi in h)
-            meta = {**dict(meta or {}), "estimate": estimate}
+        elif estimate == "presence":
+            if any(hi > ni for hi, ni in zip(h, n, strict=True)):
+                raise ValueError(f"a category cannot hold the true location more often than it "
+                                 f"holds a possible one: hits {h}, present {n}")
+            w = tuple((hi + 1) / (ni + 2) for hi, ni in zip(h, n, strict=True))
         else:
             w = tuple((hi + 1) / (av + 2) for hi, av in zip(h, a, strict=True))
-        return cls(w, h, a, games, dict(meta or {}))
+        if estimate != "ratio":
+            meta = {**dict(meta or {}), "estimate": estimate}
+        return cls(w, h, a, games, dict(meta or {}), n)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the data file's content)."""
@@ -108,6 +123,7 @@ class CategoryWeights:
             "weights": [round(w, 6) for w in self.weights],
             "hits": list(self.hits),
             "available": list(self.available),
+            "present": list(self.present),
             "games": self.games,
             "meta": dict(self.meta),
         }
@@ -122,7 +138,8 @@ class CategoryWeights:
         return cls(tuple(float(w) for w in data["weights"]),
                    tuple(int(x) for x in data.get("hits", (0,) * 5)),
                    tuple(int(x) for x in data.get("available", (0,) * 5)),
-                   int(data.get("games", 0)), dict(data.get("meta", {})))
+                   int(data.get("games", 0)), dict(data.get("meta", {})),
+                   tuple(int(x) for x in data.get("present", (0,) * 5)))
 
     def save(self, path: str | Path) -> None:
         """Write the table as JSON."""

@@ -34,7 +34,8 @@ def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 
     Mr X plays MCTS with ``mr_x_playouts`` iterations a move; the detectives play MCTS with
     ``detective_playouts`` and a uniform determinization (no table yet). At every detectives'
     decision with more than one possible location, each possible location counts as available
-    in its category, and Mr X's true station as a hit in its own. The trainer reads the truth
+    in its category, each category that holds one counts as present, and Mr X's true station as
+    a hit in its own. The trainer reads the truth
     from the ``Game``; the agents see only their views.
 
     ``estimate`` says how the weights come from the counts (:meth:`CategoryWeights.from_counts`).
@@ -53,6 +54,7 @@ def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 
     d_agent = MCTSAgent(fast=fast, **{**base, "categorization": False})
     hits = [0] * len(CATEGORIES)
     avail = [0] * len(CATEGORIES)
+    present = [0] * len(CATEGORIES)
     bx = Budget(playouts=mr_x_playouts)
     bd = Budget(playouts=detective_playouts)
     for n in range(games):
@@ -61,19 +63,26 @@ def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 
             view = game.view(piece)
             if view.side == "detectives" and len(view.possible) > 1:
                 hunters = [s for p, s in view.stations.items() if p != MR_X]
+                held = set()
                 for s in view.possible:
-                    avail[category(s, hunters, board)] += 1
+                    c = category(s, hunters, board)
+                    avail[c] += 1
+                    held.add(c)
+                for c in held:
+                    present[c] += 1
                 hits[category(game.station(MR_X), hunters, board)] += 1
             mover, budget = (x_agent, bx) if view.side == "mr_x" else (d_agent, bd)
             game.push(mover.choose(view, view.legal_moves, rng, budget))
         if progress is not None:
-            progress(n + 1, CategoryWeights.from_counts(hits, avail, n + 1, estimate=estimate))
+            progress(n + 1, CategoryWeights.from_counts(hits, avail, n + 1, estimate=estimate,
+                                                        present=present))
     meta: dict[str, Any] = {
         "rules": rules.edition, "detectives": rules.detectives, "seed": seed,
         "mr_x_playouts": mr_x_playouts, "detective_playouts": detective_playouts}
     if agent != "mcts":
         meta["agent"] = agent
-    return CategoryWeights.from_counts(hits, avail, games, meta, estimate=estimate)
+    return CategoryWeights.from_counts(hits, avail, games, meta, estimate=estimate,
+                                       present=present)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detective-playouts", type=int, default=150)
     ap.add_argument("--pure", action="store_true", help="no numba (slow)")
     ap.add_argument("--estimate", choices=ESTIMATES, default="ratio",
-                    help="ratio (this package's first table) or frequency (the thesis's)")
+                    help="ratio (this package's first table), frequency or presence")
     ap.add_argument("--agent", choices=("mcts", "nw"), default="mcts",
                     help="the self-play agents: MCTS defaults, or the thesis's (nw)")
     args = ap.parse_args(argv)
