@@ -356,3 +356,27 @@ def test_bad_agent_options_are_refused_clearly():
         make_agent("grandmaster", side="mr_x")
     with pytest.raises(ValueError, match="side"):
         make_agent("mcts", side="spectator")
+
+
+def test_hard_and_max_detectives_weigh_mr_x_by_the_learned_model(monkeypatch):
+    import scotlandyard.ai.mcts as mcts_module
+
+    calls: list[str] = []
+    real = mcts_module.learned_weights
+
+    def spy(view):
+        calls.append(view.viewer)
+        return real(view)
+
+    monkeypatch.setattr(mcts_module, "learned_weights", spy)
+    game = Game.new(Rules.classic(), seed=5)
+    game.push(game.legal_moves()[0])  # Mr X moved: more than one possible station
+    view = game.view("D1")
+    assert len(view.possible) > 1
+    for level, learned in (("medium", False), ("hard", True), ("max", True)):
+        calls.clear()
+        agent = make_agent(level, side="detectives", fast=False)
+        assert agent.agent_for("detectives").options.belief == ("learned" if learned
+                                                                else "policy")
+        agent.choose(view, view.legal_moves, random.Random(0), Budget(playouts=20))
+        assert bool(calls) is learned, level
