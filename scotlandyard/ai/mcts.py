@@ -68,8 +68,8 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   while its taxis cannot pay for every round left, of the moves about as good as the most
   visited (at least ``1 - ticket_reserve`` of its visits) the one that spends the least
   usable ticket, underground before bus before taxi (:func:`reserve_choice`). Against ``nw``'s
-  Mr X at 1,000 playouts a move it ends 2 of 150 games "detectives stuck" where ``mcts``
-  without it ended 43 (benchmarks/tickets.py; docs/experiments.md).
+  Mr X at 1,000 playouts a move it ends 6 of 200 games "detectives stuck" where ``mcts``
+  without it ended 50 (benchmarks/tickets.py; docs/experiments.md).
 
 The search runs in :mod:`scotlandyard.kernel._kernel`, compiled by numba (``fast=True``) or as
 plain Python (``fast=False``, and automatically without numba); both give the same move for the
