@@ -176,8 +176,8 @@ def test_full_game_by_touch_on_a_phone(server: str, new_page: Any, artifacts: Pa
         moves += 1
         assert moves < 30
     # Mr X is the random agent, whose stream on the server never derives from the game's
-    # public seed: now and then the detective's first tap lands on him (failed once in a
-    # clean-clone run with 1 move), so a game of a single move is a full game too
+    # public seed (seats.Seat.rng): now and then the game is over after the detective's first
+    # move (failed once in a clean-clone run with 1 move), and that is a full game too
     assert moves >= 1 and page.locator("#outcome").is_visible()
     page.wait_for_selector("#analysis:not([hidden]) .chart")
     page.screenshot(path=str(artifacts / "end-390x844.png"), full_page=False)

@@ -63,12 +63,10 @@ def learn_categorization(games: int, *, rules: Rules | None = None, seed: int = 
             view = game.view(piece)
             if view.side == "detectives" and len(view.possible) > 1:
                 hunters = [s for p, s in view.stations.items() if p != MR_X]
-                held = set()
-                for s in view.possible:
-                    c = category(s, hunters, board)
+                cats = [category(s, hunters, board) for s in view.possible]
+                for c in cats:
                     avail[c] += 1
-                    held.add(c)
-                for c in held:
+                for c in set(cats):
                     present[c] += 1
                 hits[category(game.station(MR_X), hunters, board)] += 1
             mover, budget = (x_agent, bx) if view.side == "mr_x" else (d_agent, bd)
