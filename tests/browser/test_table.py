@@ -392,8 +392,10 @@ def test_the_lobby_form_lets_the_creator_choose_to_wait(table_server: str, new_p
         game_id = page.inner_text("#game-id")
         href = page.locator(".link-row[data-link='spectator'] a").first.get_attribute("href")
         token = href.split("#t=")[1]
-        state = httpx.get(f"{table_server}/api/games/{game_id}/state", params={"token": token}).json()
-        chosen[choice] = state["absent"]["on"]
+        reply = httpx.get(f"{table_server}/api/games/{game_id}/state", params={"token": token})
+        # (a body without "absent" once failed a clean-clone run: show what the server said)
+        assert reply.status_code == 200, (reply.status_code, reply.text)
+        chosen[choice] = reply.json()["absent"]["on"]
     assert chosen == {"wait": "wait", "ai": "ai"}
     page.select_option("#lang-picker", "pl")
     page.wait_for_function("() => document.querySelector('label[for=on_absent]').textContent "
