@@ -74,7 +74,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
-    assert NW_OFF == {"ticket_reserve": 0.0}
+    assert NW_OFF == {"ticket_reserve": 0.0, "mr_x_nodes": "move"}
     assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
@@ -94,7 +94,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
 
 #: The nw table's file and the kernel's search code, pinned (see the test above).
 NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
-NW_KERNEL_SHA256 = "12eae3f1e19ffd4a5cbb026eefa8973b6ff90eca98f8b78556f0884f865d24f6"
+NW_KERNEL_SHA256 = "6a44f775647e0861205d3e84b43954aead2d54ee63fcf9af73fd4837dced04a7"
 
 
 def test_kernel_source_hash_follows_the_functions_the_search_calls(monkeypatch):
@@ -1249,3 +1249,55 @@ def test_categorization_frequency_estimate_is_the_share_of_the_true_locations_ca
     assert sum(shipped.weights) == pytest.approx(1.0, abs=1e-5)
     assert shipped.weights == pytest.approx(CategoryWeights.from_counts(
         shipped.hits, shipped.available, estimate="frequency").weights, abs=1e-6)
+
+
+def _last_detective_position() -> Game:
+    """A classic game with its last detective to move (Mr X's node is the root's grandchild),
+    several possible locations and Mr X's next log slot hidden."""
+    g = Game.new(Rules.classic(detectives=5), seed=3)
+    rng = random.Random(1)
+    while not (g.to_move == "D5" and g.round >= 9):
+        g.push(rng.choice(g.legal_moves()))
+    assert not g.is_over() and len(g.possible_locations()) > 3
+    return g
+
+
+def test_seen_key_hides_mr_x_stations_except_on_a_reveal_slot():
+    ru = F.rules_table(Rules.classic())
+    taxi_to_57 = K.encode(0, 0, 57, K.T_NONE, 0)
+    # slot 6 is hidden: the detectives see the taxi, not the station
+    assert K.seen_key(taxi_to_57, 5, ru) == K.encode(0, 0, 0, K.T_NONE, 0)
+    # slot 8 is a reveal (R-REVEAL): the station is seen
+    assert K.seen_key(taxi_to_57, 7, ru) == taxi_to_57
+    double = K.encode(0, 1, 58, 0, 57)
+    assert K.seen_key(double, 5, ru) == K.encode(0, 1, 0, 0, 0)
+    # a double move whose second step lands on the reveal slot 8 shows that step's station
+    assert K.seen_key(double, 6, ru) == K.encode(0, 1, 0, 0, 57)
+
+
+def test_mr_x_nodes_seen_holds_what_the_detectives_see_in_their_tree():
+    game = _last_detective_position()
+    view = game.view("D5")
+    layers = {}
+    for mode in ("move", "seen"):
+        roots = []
+        for fast in (False, True):
+            s = MCTSSearch(view, MCTSOptions(**{**_nw(), "mr_x_nodes": mode, "fast": fast}),
+                           seed=5)
+            s.run(600)
+            roots.append([(c.move, c.visits) for c in s.root_children()])
+            kids = [code for child, *_ in s.node_children(0)
+                    for _, code, _, _ in s.node_children(child)]
+        assert roots[0] == roots[1]  # the compiled and the plain-Python search agree
+        assert kids and all(code >> 24 == 0 for code in kids)  # Mr X's layer
+        layers[mode] = kids
+    # his moves: stations; what the detectives see: the tickets only, a few of them
+    assert all((code >> 12) & 255 for code in layers["move"])
+    assert all((code >> 12) & 255 == 0 and code & 255 == 0 for code in layers["seen"])
+    tickets = {(c >> 20) & 15 for c in layers["seen"] if (c >> 8) & 15 == K.T_NONE}
+    assert len(layers["seen"]) < len(layers["move"]) and tickets <= {0, 1, 2, 3}
+    # Mr X's own search knows his station: the switch is the detectives' only
+    mr_x = Game.new(Rules.classic(), seed=1).view("X")
+    assert MCTSSearch(mr_x, MCTSOptions(mr_x_nodes="seen", **PURE), seed=1)._pf[K.PF_XNODE] == 0
+    with pytest.raises(ValueError, match="mr_x_nodes"):
+        MCTSOptions(mr_x_nodes="tickets")

@@ -144,7 +144,10 @@ PF_ROOTX = 8      # the root's moves are exactly the PF_NROOT codes of ``ra`` (u
 PF_HORIZON = 9    # Mr X's search: a playout stops after this many of his moves (0: at the end)
 PF_PFILT = 10     # the playouts' Mr X move filter (FILT_* bits; 0: the same as PF_FILT)
 PF_COAL = 11      # coalition reduction from the root hunter's side (1) or per piece (0)
-PF_LEN = 12
+PF_XNODE = 12     # the detectives' search: Mr X's nodes in the tree are his moves (0) or what
+#                   the detectives see of them (1: the tickets, a station only on a reveal;
+#                   the station then drawn by his playout policy among that node's moves)
+PF_LEN = 13
 
 # Mr X's move filter (``filt``, PF_FILT / PF_PFILT), bits: 0 none; FILT_ON the filter (black
 # tickets and double moves); FILT_NODOUBLE with it, no double-move test (black only);
@@ -1201,6 +1204,59 @@ def hkey(code: int) -> int:
     return H_DOUBLE + ((t1 * 200 + d1) * 4 + t2) * 200 + (code & 255)
 
 
+def seen_key(code: int, nlog: int, ru: Ints) -> int:
+    """What the detectives see of Mr X's move ``code`` made with ``nlog`` log slots filled:
+    the code without its stations, but a station that lands on a reveal slot (and every code
+    that is not a plain single or double move: a ticket take, a voluntary reveal)."""
+    t1 = (code >> 20) & 15
+    t2 = (code >> 8) & 15
+    if t1 > T_BLACK or t2 == T_REVEAL or t2 == T_PASS or t2 == T_TAKE:
+        return code
+    k = code
+    if ru[RU_REV + nlog + 1] == 0:
+        k &= ~(255 << 12)
+    if t2 != T_NONE and ru[RU_REV + nlog + 2] == 0:
+        k &= ~255
+    return k
+
+
+def seen_pick(st: IntBuf, ru: Ints, bd: Ints, key: int, eps: float, rng: IntBuf, buf: IntBuf,
+              lo: int, hi: int) -> int:
+    """One of the moves ``buf[lo:hi]`` that Mr X's node ``key`` stands for (see
+    :func:`seen_key`): with probability ``eps`` a random one, else MCD among them (the
+    greatest distance to the closest hunter; ties at random), as his playouts choose."""
+    nlog = st[ST_NLOG]
+    nh = st[ST_N]
+    explore = rand_unit(rng) < eps
+    best = -1
+    bestcode = -1
+    ties = 0
+    for j in range(lo, hi):
+        c = buf[j]
+        if seen_key(c, nlog, ru) != key:
+            continue
+        score = 0
+        if not explore:
+            dest = (c >> 12) & 255
+            if ((c >> 8) & 15) != T_NONE:
+                dest = c & 255
+            md = 1000
+            for i in range(1, nh):
+                dd = bd[BD_DIST + st[ST_POS + i] * NS + dest]
+                if dd < md:
+                    md = dd
+            score = md
+        if score > best:
+            best = score
+            bestcode = c
+            ties = 1
+        elif score == best:
+            ties += 1
+            if rand_below(rng, ties) == 0:
+                bestcode = c
+    return bestcode
+
+
 def selection_score(value_sum: float, visits: int, ln_parent: float, c: float, hist_sum: float,
                     hist_count: int, w: float, use_ph: bool) -> float:
     """UCT with progressive history: ``v + c*sqrt(ln n_p / n_i) + h * W / ((1 - v) n_i + 1)``,
@@ -1310,6 +1366,9 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
     rootx = pf[PF_ROOTX] != 0
     epsd = pa[PA_EPSD]
     target = pf[PF_TARGET]
+    xnode = pf[PF_XNODE] != 0 and sample
+    epsx = pa[PA_EPSX]
+    half = len(buf) // 2
     cap_nodes = len(tv)
     cap_path = len(path)
     for _ in range(n_iter):
@@ -1343,6 +1402,26 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
                     buf[j] = ra[j]
             else:
                 n = gen_moves(work, ru, bd, filt, buf, sc)
+            nx = 0
+            if xnode and work[ST_TURN] == 0 and n > 0 and depth > 0:
+                # Mr X's node is what the detectives see of his move: his moves go to the
+                # buffer's upper half, their distinct keys stand in for them below
+                nx = n
+                nlog = work[ST_NLOG]
+                nk = 0
+                for j in range(n):
+                    buf[half + j] = buf[j]
+                for j in range(n):
+                    kk = seen_key(buf[half + j], nlog, ru)
+                    dup = False
+                    for q in range(nk):
+                        if buf[q] == kk:
+                            dup = True
+                            break
+                    if not dup:
+                        buf[nk] = kk
+                        nk += 1
+                n = nk
             if depth == 0 and nroot > 0 and not rootx:
                 # the caller's legal moves only (e.g. one seat's piece in free order)
                 k = 0
@@ -1421,7 +1500,11 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
                 chosen = tr[best * TR_W + TR_MOVE]
             for j in range(n):
                 sc[SC_HK + sc[SC_LS + j]] = -1
-            apply_move(work, ru, bd, chosen)
+            if nx > 0:
+                apply_move(work, ru, bd, seen_pick(work, ru, bd, chosen, epsx, rng, buf,
+                                                   half, half + nx))
+            else:
+                apply_move(work, ru, bd, chosen)
             if nm < len(imv):
                 imv[nm] = chosen
                 nm += 1
