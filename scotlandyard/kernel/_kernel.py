@@ -979,6 +979,20 @@ def batch_check(st: IntRows, ru: Ints, bd: Ints, live: Ints) -> None:
 # =================================================================================================
 # playout policies (epsilon-greedy, Nijssen & Winands 2012)
 # =================================================================================================
+def closest_hunter(st: IntBuf, bd: Ints, code: int) -> int:
+    """The distance from where Mr X's move ``code`` ends to the closest hunter (MCD's
+    measure)."""
+    dest = (code >> 12) & 255
+    if ((code >> 8) & 15) != T_NONE:
+        dest = code & 255
+    md = 1000
+    for i in range(1, st[ST_N]):
+        dd = bd[BD_DIST + st[ST_POS + i] * NS + dest]
+        if dd < md:
+            md = dd
+    return md
+
+
 def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBuf, buf: IntBuf,
                sc: IntBuf) -> int:
     """Mr X: with probability ``eps`` a random move, else MCD (maximize the distance to the
@@ -988,7 +1002,6 @@ def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBu
         return buf[0]
     if st[ST_TAKE] != 0 or rand_unit(rng) < eps:
         return buf[rand_below(rng, n)]
-    nh = st[ST_N]
     best = -1
     bestcode = buf[0]
     ties = 0
@@ -996,15 +1009,7 @@ def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBu
         c = buf[j]
         t1 = (c >> 20) & 15
         t2 = (c >> 8) & 15
-        dest = (c >> 12) & 255
-        if t2 != T_NONE:
-            dest = c & 255
-        md = 1000
-        for i in range(1, nh):
-            dd = bd[BD_DIST + st[ST_POS + i] * NS + dest]
-            if dd < md:
-                md = dd
-        score = md * 4
+        score = closest_hunter(st, bd, c) * 4
         if t2 == T_NONE:
             score += 2
         if t1 != T_BLACK and t2 != T_BLACK:
@@ -1226,7 +1231,6 @@ def seen_pick(st: IntBuf, ru: Ints, bd: Ints, key: int, eps: float, rng: IntBuf,
     :func:`seen_key`): with probability ``eps`` a random one, else MCD among them (the
     greatest distance to the closest hunter; ties at random), as his playouts choose."""
     nlog = st[ST_NLOG]
-    nh = st[ST_N]
     explore = rand_unit(rng) < eps
     best = -1
     bestcode = -1
@@ -1237,15 +1241,7 @@ def seen_pick(st: IntBuf, ru: Ints, bd: Ints, key: int, eps: float, rng: IntBuf,
             continue
         score = 0
         if not explore:
-            dest = (c >> 12) & 255
-            if ((c >> 8) & 15) != T_NONE:
-                dest = c & 255
-            md = 1000
-            for i in range(1, nh):
-                dd = bd[BD_DIST + st[ST_POS + i] * NS + dest]
-                if dd < md:
-                    md = dd
-            score = md
+            score = closest_hunter(st, bd, c)
         if score > best:
             best = score
             bestcode = c
