@@ -61,6 +61,27 @@ def play_first_legal(page: Any) -> None:
     wait_version_change(page, old)
 
 
+class NoSafeMove(Exception):
+    """Every highlighted station may hold Mr X: a click could end the game by a capture."""
+
+
+def play_safe(page: Any, base: str, game: dict[str, Any], token: str) -> None:
+    """Move the detective to move by clicking a station where, by what this seat sees, Mr X
+    cannot be (so the game goes on); waits for the new state. Mr X's start and a computer
+    Mr X's moves are the server's secret, so a test cannot choose them: where every target
+    may hold him this raises NoSafeMove and the test plays a fresh game instead."""
+    old = version(page)
+    view = httpx.get(f"{base}/api/games/{game['game_id']}/state",
+                     params={"token": game["tokens"][token]}, timeout=10).json()["view"]
+    safe = [s for s in targets(page) if s not in set(view["possible"])]
+    if not safe:
+        raise NoSafeMove(f"all of {targets(page)} may hold Mr X")
+    page.locator(f".station.target[data-station='{safe[0]}']").click()
+    if page.locator("#popup").is_visible():
+        page.locator("#popup .ticket-btn").first.click()
+    wait_version_change(page, old)
+
+
 def mr_x_on_board(page: Any) -> int | None:
     """The station of Mr X's pawn on the board, or None when not drawn."""
     piece = page.locator(".piece-X")
