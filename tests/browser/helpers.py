@@ -6,6 +6,8 @@ from typing import Any
 
 import httpx
 
+from scotlandyard.board import london
+
 GAME = ".game-page"
 
 
@@ -79,6 +81,36 @@ def play_safe(page: Any, base: str, game: dict[str, Any], token: str) -> None:
     page.locator(f".station.target[data-station='{safe[0]}']").click()
     if page.locator("#popup").is_visible():
         page.locator("#popup .ticket-btn").first.click()
+    wait_version_change(page, old)
+
+
+def play_away(page: Any, base: str, game: dict[str, Any], token: str) -> None:
+    """Play Mr X by clicking, as play_first_legal does, but the first highlighted station that
+    no detective stands on or next to (any transport), where there is one: a computer
+    detective (secretly seeded on the server) then cannot end the game by a capture on its
+    next move. Waits for the new state."""
+    board = london()
+    view = httpx.get(f"{base}/api/games/{game['game_id']}/state",
+                     params={"token": game["tokens"][token]}, timeout=10).json()["view"]
+    hunters = {int(s) for p, s in view["stations"].items() if p != "X"}
+    near = hunters.union(*(board.any_neighbours(h) for h in hunters))
+
+    def click_away() -> None:
+        options = [int(e.get_attribute("data-station"))
+                   for e in page.locator(".station.target").all()]
+        pick = next((t for t in options if t not in near), options[0])
+        page.locator(f".station.target[data-station='{pick}']").click()
+        popup = page.locator("#popup")
+        if popup.is_visible():
+            popup.locator(".ticket-btn").first.click()
+
+    old = version(page)
+    if not page.locator(".station.target").count():  # no move to choose: pass or take
+        play_first_legal(page)
+        return
+    click_away()
+    if page.locator(".station.target-second").count():  # second step of a double move
+        click_away()
     wait_version_change(page, old)
 
 

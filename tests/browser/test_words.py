@@ -17,6 +17,7 @@ from .helpers import (
     NoSafeMove,
     create_game,
     log_stations,
+    play_away,
     play_first_legal,
     play_safe,
     wait_turn_or_over,
@@ -51,13 +52,13 @@ def test_mr_x_is_warned_before_a_reveal_and_told_after_it(
     for _slot in (1, 2):  # no reveal yet: no warning
         assert wait_turn_or_over(page) == "mine"
         assert note.is_hidden()
-        play_first_legal(page)
+        play_away(page, server, game, "X")
     assert wait_turn_or_over(page) == "mine"  # slot 3 is a reveal
     assert note.inner_text() == \
         "Careful: your next move will be shown to the detectives (log slot 3 is a reveal)."
     in_viewport(page, "#reveal-note")
     page.screenshot(path=str(artifacts / f"reveal-warning-{size}.png"))
-    play_first_legal(page)
+    play_away(page, server, game, "X")
     station = log_stations(page)[3]
     page.wait_for_selector(".board-note[data-kind=reveal]")
     assert page.locator(".board-note").inner_text() == f"The detectives now see you at {station}."
@@ -65,7 +66,7 @@ def test_mr_x_is_warned_before_a_reveal_and_told_after_it(
     assert note.inner_text() == f"The detectives now see you at {station}."
     in_viewport(page, "#reveal-note")
     page.screenshot(path=str(artifacts / f"reveal-shown-{size}.png"))
-    play_first_legal(page)
+    play_away(page, server, game, "X")
     assert wait_turn_or_over(page) == "mine"
     assert note.is_hidden()
 
