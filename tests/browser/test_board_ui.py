@@ -16,7 +16,15 @@ import pytest
 
 from scotlandyard import Record
 
-from .helpers import GAME, create_game, version, wait_turn_or_over, wait_version_change
+from .helpers import (
+    GAME,
+    NoSafeMove,
+    create_game,
+    play_safe,
+    version,
+    wait_turn_or_over,
+    wait_version_change,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -186,6 +194,21 @@ def test_full_game_by_touch_on_a_phone(server: str, new_page: Any, artifacts: Pa
 
 
 def test_reveal_ghost_end_analysis_and_replay_step(server: str, new_page: Any, artifacts: Path) -> None:
+    """Mr X's reveal, his ghost once hidden again, the end's analysis and the replay. Until
+    both are seen the detectives move where Mr X cannot be (a chance capture by the computer
+    Mr X's secretly seeded moves ended a clean-clone run before his ghost); where every
+    station in reach may hold him, a fresh game is played."""
+    for _attempt in range(6):
+        try:
+            _reveal_ghost_game(server, new_page, artifacts)
+            return
+        except NoSafeMove:
+            continue
+    pytest.fail("six games in a row left the detectives no move where Mr X cannot be")
+
+
+def _reveal_ghost_game(server: str, new_page: Any, artifacts: Path) -> None:
+    """One try of test_reveal_ghost_end_analysis_and_replay_step."""
     game = create_game(server, preset="classic", detectives=2, seed=5, seats={"X": AI})
     page = open_game(new_page, server, game["links"]["detectives"], **LAPTOP)
     shot_reveal = shot_ghost = False
@@ -214,7 +237,10 @@ def test_reveal_ghost_end_analysis_and_replay_step(server: str, new_page: Any, a
             assert page.locator(".piece-X").count() == 0
             page.screenshot(path=str(artifacts / "ghost-1280x800.png"))
             shot_ghost = True
-        play_visible(page)
+        if shot_reveal and shot_ghost:
+            play_visible(page)
+        else:
+            play_safe(page, server, game, "detectives")
     assert shot_reveal and shot_ghost
     page.wait_for_selector("#analysis:not([hidden]) .chart")
     # the analysis: one bar per log slot, the probability line, the closest moments
