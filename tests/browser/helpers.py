@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
 from scotlandyard.board import london
 
@@ -49,18 +51,30 @@ def play_first_legal(page: Any) -> None:
     stations = page.locator(".station.target")
     if stations.count():
         stations.first.click()
-        popup = page.locator("#popup")
-        if popup.is_visible():
-            popup.locator(".ticket-btn").first.click()
+        first_ticket(page)
         if page.locator(".station.target-second").count():  # second step of a double move
             page.locator(".station.target").first.click()
-            if popup.is_visible():
-                popup.locator(".ticket-btn").first.click()
+            first_ticket(page)
     elif page.locator("#btn-pass").is_visible():
         page.click("#btn-pass")
     else:
         page.locator("#take-buttons button").first.click()
     wait_version_change(page, old)
+
+
+def first_ticket(page: Any) -> None:
+    """Where a clicked station offers a choice of tickets, take the first one offered."""
+    popup = page.locator("#popup")
+    if popup.is_visible():
+        popup.locator(".ticket-btn").first.click()
+
+
+def seat_view(base: str, game: dict[str, Any], token: str) -> dict[str, Any]:
+    """What the server shows the seat ``token`` (a key of the game's tokens) of the game now."""
+    res = httpx.get(f"{base}/api/games/{game['game_id']}/state",
+                    params={"token": game["tokens"][token]}, timeout=10)
+    view: dict[str, Any] = res.json()["view"]
+    return view
 
 
 class NoSafeMove(Exception):
@@ -71,17 +85,27 @@ def play_safe(page: Any, base: str, game: dict[str, Any], token: str) -> None:
     """Move the detective to move by clicking a station where, by what this seat sees, Mr X
     cannot be (so the game goes on); waits for the new state. Mr X's start and a computer
     Mr X's moves are the server's secret, so a test cannot choose them: where every target
-    may hold him this raises NoSafeMove and the test plays a fresh game instead."""
+    may hold him this raises NoSafeMove (see retry_without_safe_move)."""
     old = version(page)
-    view = httpx.get(f"{base}/api/games/{game['game_id']}/state",
-                     params={"token": game["tokens"][token]}, timeout=10).json()["view"]
-    safe = [s for s in targets(page) if s not in set(view["possible"])]
+    possible = set(seat_view(base, game, token)["possible"])
+    safe = [s for s in targets(page) if s not in possible]
     if not safe:
         raise NoSafeMove(f"all of {targets(page)} may hold Mr X")
     page.locator(f".station.target[data-station='{safe[0]}']").click()
-    if page.locator("#popup").is_visible():
-        page.locator("#popup .ticket-btn").first.click()
+    first_ticket(page)
     wait_version_change(page, old)
+
+
+def retry_without_safe_move(one_game: Callable[[], None], tries: int = 6) -> None:
+    """Run ``one_game`` (which starts a game of its own) until it ends without NoSafeMove, at
+    most ``tries`` times; fail the test when every try met a position without a safe move."""
+    for _ in range(tries):
+        try:
+            one_game()
+            return
+        except NoSafeMove:
+            continue
+    pytest.fail(f"{tries} games in a row left the detectives no move where Mr X cannot be")
 
 
 def play_away(page: Any, base: str, game: dict[str, Any], token: str) -> None:
@@ -89,10 +113,11 @@ def play_away(page: Any, base: str, game: dict[str, Any], token: str) -> None:
     no detective stands on or next to (any transport), where there is one: a computer
     detective (secretly seeded on the server) then cannot end the game by a capture on its
     next move. Waits for the new state."""
+    if not page.locator(".station.target").count():  # no move to choose: pass or take
+        play_first_legal(page)
+        return
     board = london()
-    view = httpx.get(f"{base}/api/games/{game['game_id']}/state",
-                     params={"token": game["tokens"][token]}, timeout=10).json()["view"]
-    hunters = {int(s) for p, s in view["stations"].items() if p != "X"}
+    hunters = {int(s) for p, s in seat_view(base, game, token)["stations"].items() if p != "X"}
     near = hunters.union(*(board.any_neighbours(h) for h in hunters))
 
     def click_away() -> None:
@@ -100,14 +125,9 @@ def play_away(page: Any, base: str, game: dict[str, Any], token: str) -> None:
                    for e in page.locator(".station.target").all()]
         pick = next((t for t in options if t not in near), options[0])
         page.locator(f".station.target[data-station='{pick}']").click()
-        popup = page.locator("#popup")
-        if popup.is_visible():
-            popup.locator(".ticket-btn").first.click()
+        first_ticket(page)
 
     old = version(page)
-    if not page.locator(".station.target").count():  # no move to choose: pass or take
-        play_first_legal(page)
-        return
     click_away()
     if page.locator(".station.target-second").count():  # second step of a double move
         click_away()

@@ -18,9 +18,9 @@ from scotlandyard import Record
 
 from .helpers import (
     GAME,
-    NoSafeMove,
     create_game,
     play_safe,
+    retry_without_safe_move,
     version,
     wait_turn_or_over,
     wait_version_change,
@@ -198,13 +198,7 @@ def test_reveal_ghost_end_analysis_and_replay_step(server: str, new_page: Any, a
     both are seen the detectives move where Mr X cannot be (a chance capture by the computer
     Mr X's secretly seeded moves ended a clean-clone run before his ghost); where every
     station in reach may hold him, a fresh game is played."""
-    for _attempt in range(6):
-        try:
-            _reveal_ghost_game(server, new_page, artifacts)
-            return
-        except NoSafeMove:
-            continue
-    pytest.fail("six games in a row left the detectives no move where Mr X cannot be")
+    retry_without_safe_move(lambda: _reveal_ghost_game(server, new_page, artifacts))
 
 
 def _reveal_ghost_game(server: str, new_page: Any, artifacts: Path) -> None:

@@ -15,10 +15,10 @@ import pytest
 from .conftest import running_server
 from .helpers import (
     GAME,
-    NoSafeMove,
     create_game,
     mr_x_on_board,
     play_safe,
+    retry_without_safe_move,
 )
 
 pytestmark = pytest.mark.browser
@@ -236,14 +236,8 @@ def test_takeback_against_the_computer(lobby_server: str, new_page: Any) -> None
     """Against a computer Mr X the detectives take back a move of theirs made since his last
     move, at once and without touching his log or seals; once he has moved again, none of
     theirs is left to take back and the button is gone (issue 28). Where every
-    station a detective can reach may hold Mr X, a fresh game is played (see play_safe)."""
-    for _attempt in range(6):
-        try:
-            _takeback_game(lobby_server, new_page)
-            return
-        except NoSafeMove:
-            continue
-    pytest.fail("six games in a row left the detectives no move where Mr X cannot be")
+    station a detective can reach may hold Mr X, a fresh game is played (see retry_without_safe_move)."""
+    retry_without_safe_move(lambda: _takeback_game(lobby_server, new_page))
 
 
 def _takeback_game(lobby_server: str, new_page: Any) -> None:

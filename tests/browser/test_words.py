@@ -14,12 +14,12 @@ import pytest
 
 from .helpers import (
     GAME,
-    NoSafeMove,
     create_game,
     log_stations,
     play_away,
     play_first_legal,
     play_safe,
+    retry_without_safe_move,
     wait_turn_or_over,
 )
 
@@ -75,21 +75,18 @@ def test_the_detectives_get_no_mr_x_warning(server: str, new_page: Any) -> None:
     """The detectives' page has no reveal warning over their first three turns (slot 3 is a
     reveal). They move where Mr X cannot be; where every station the detective can reach may
     hold the (random, secretly seeded) computer Mr X, a fresh game is played."""
-    for _attempt in range(6):
+    def one_game() -> None:
         game = create_game(server, preset="classic", detectives=1, seed=5, seats={"X": AI})
         page = new_page(**SIZES["laptop"])
         page.goto(server + game["links"]["detectives"])
         page.wait_for_selector(f"{GAME}[data-version]")
         assert page.locator("#tools-title").text_content() == "Where is Mr X?"
-        try:
-            for _ in range(3):
-                assert wait_turn_or_over(page) == "mine"
-                assert page.locator("#reveal-note").is_hidden()
-                play_safe(page, server, game, "detectives")
-            return
-        except NoSafeMove:
-            continue
-    pytest.fail("six games in a row left the detective no move where Mr X cannot be")
+        for _ in range(3):
+            assert wait_turn_or_over(page) == "mine"
+            assert page.locator("#reveal-note").is_hidden()
+            play_safe(page, server, game, "detectives")
+
+    retry_without_safe_move(one_game)
 
 
 COUNTED = """async () => {
