@@ -62,7 +62,7 @@ def arm_config(arm: str, playouts: int, seed: int) -> ArenaConfig:
     changes = parse_arm(arm)
 
     def opts(side: str) -> dict[str, Any]:
-        return {**NW_SETTINGS, **NW_OFF, **changes[side], "playouts": playouts}
+        return {**NW_SETTINGS, **NW_OFF, "playouts": playouts, **changes[side]}
 
     return ArenaConfig(mr_x="mcts", detectives="mcts", games=1,
                        rules=Rules.classic(detectives=5), mr_x_options=opts("mr_x"),

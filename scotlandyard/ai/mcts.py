@@ -108,7 +108,7 @@ from ..kernel.fast import (
     state_of_game,
 )
 from ..kernel.fast import warm_up as warm_up_kernel
-from ..move import Move, Ticket
+from ..move import DoubleMove, Move, PassMove, SingleMove, Ticket
 from ..view import PlayerView
 from .base import Budget
 from .belief_search import best_cover, policy_weights
@@ -150,6 +150,12 @@ BLACK_EXEMPTIONS = ("ferry_line", "boat_station")
 #: tickets, a station only on a reveal slot; the station drawn by his playout policy among the
 #: moves the node stands for).
 MR_X_NODES = ("move", "seen")
+#: ``history_scope``: progressive history keeps a table per piece (``"piece"``) or one table
+#: for Mr X and one for all the hunters together (``"side"``: the seekers as one player).
+HISTORY_SCOPES = ("piece", "side")
+#: ``final``: the move played is the root child with the most visits (``"visits"``, the robust
+#: child) or the highest mean result (``"value"``, the max child).
+FINAL_RULES = ("visits", "value")
 
 
 @dataclass(frozen=True)
@@ -188,6 +194,12 @@ class MCTSOptions:
     vote: str = "visits"
     ticket_reserve: float = 0.0
     mr_x_nodes: str = "move"
+    simulation_threshold: int = 0
+    history_scope: str = "piece"
+    final: str = "visits"
+    teammates: str = "tree"
+    keep_tree: bool = False
+    keep_history: bool = False
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -230,7 +242,7 @@ class MCTSOptions:
                              f"{self.horizon_step!r}")
         for name in ("progressive_history", "history_playouts", "move_filter",
                      "categorization", "attach_double", "critical", "fast",
-                     "mr_x_reduction"):
+                     "mr_x_reduction", "keep_tree", "keep_history"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
         choice("cal_target", ("actual", "possible"))
@@ -241,12 +253,19 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
+        choice("history_scope", HISTORY_SCOPES)
+        choice("final", FINAL_RULES)
+        choice("teammates", ("tree", "policy"))
         choice("mr_x_model", MR_X_MODELS)
         choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
         choice("vote", VOTE_RULES)
         whole("determinizations")
         whole("playouts")
+        if isinstance(self.simulation_threshold, bool) or not isinstance(
+                self.simulation_threshold, int) or self.simulation_threshold < 0:
+            raise ValueError(f"MCTS option simulation_threshold is a whole number >= 0, not "
+                             f"{self.simulation_threshold!r}")
 
     @property
     def policy(self) -> PlayoutPolicy:
@@ -289,7 +308,10 @@ NW_SETTINGS: dict[str, Any] = {
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
-NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move"}
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move",
+                          "simulation_threshold": 0, "history_scope": "piece",
+                          "final": "visits", "teammates": "tree", "keep_tree": False,
+                          "keep_history": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -349,6 +371,49 @@ class _Tree:
         self.tr[K.TR_VIS] = 0
         self.mt[K.MT_NODES] = 1
         self.seconds = 0.0
+
+    def adopt(self, old: _Tree, node: int | None, history: bool) -> None:
+        """Take ``old``'s subtree under ``node`` as this tree (its root ``node``; None: no
+        node), and with ``history`` ``old``'s history tables: the search goes on where an
+        earlier one left off."""
+        if history:
+            self.hs = old.hs.copy()
+            self.hc = old.hc.copy()
+        if node is None:
+            return
+        W = K.TR_W
+        otr, otv = old.tr, old.tv
+        order = [node]
+        index = {node: 0}
+        k = 0
+        while k < len(order):
+            ch = int(otr[order[k] * W + K.TR_CHILD])
+            k += 1
+            while ch != -1:
+                index[ch] = len(order)
+                order.append(ch)
+                ch = int(otr[ch * W + K.TR_SIB])
+        self.ensure(len(order))
+        tr, tv = self.tr, self.tv
+        for new, v in enumerate(order):
+            b, nb = v * W, new * W
+            child, sib = int(otr[b + K.TR_CHILD]), int(otr[b + K.TR_SIB])
+            tr[nb + K.TR_MOVE] = int(otr[b + K.TR_MOVE]) if new else 0
+            tr[nb + K.TR_PARENT] = index[int(otr[b + K.TR_PARENT])] if new else -1
+            tr[nb + K.TR_CHILD] = index[child] if child != -1 else -1
+            tr[nb + K.TR_SIB] = index[sib] if sib != -1 and new else -1
+            tr[nb + K.TR_VIS] = int(otr[b + K.TR_VIS])
+            tv[new] = float(otv[v])
+        self.mt[K.MT_NODES] = len(order)
+
+    def child(self, node: int, code: int) -> int | None:
+        """The child of ``node`` reached by move ``code``, or None."""
+        ch = int(self.tr[node * K.TR_W + K.TR_CHILD])
+        while ch != -1:
+            if int(self.tr[ch * K.TR_W + K.TR_MOVE]) == code:
+                return ch
+            ch = int(self.tr[ch * K.TR_W + K.TR_SIB])
+        return None
 
     def ensure(self, nodes: int) -> None:
         """Room for ``nodes`` nodes."""
@@ -439,7 +504,8 @@ class MCTSSearch:
 
     def __init__(self, view: PlayerView, options: MCTSOptions | None = None, seed: int = 0,
                  *, weights: Mapping[int, float] | None = None,
-                 root_moves: Sequence[Move] | None = None, exact_root: bool = False) -> None:
+                 root_moves: Sequence[Move] | None = None, exact_root: bool = False,
+                 reuse: tuple[_Tree, int | None, bool] | None = None) -> None:
         if not isinstance(view, PlayerView):
             raise TypeError(f"a search starts from a PlayerView, not {type(view).__name__}")
         if view.outcome is not None:
@@ -499,6 +565,9 @@ class MCTSSearch:
         # coalition reduction from the root hunter's side (the thesis): the detectives' search
         self._pf[K.PF_COAL] = int(opts.coalition == "root" and view.side == "detectives")
         self._pf[K.PF_XNODE] = int(opts.mr_x_nodes == "seen" and view.side == "detectives")
+        self._pf[K.PF_THRESH] = opts.simulation_threshold
+        self._pf[K.PF_HSIDE] = int(opts.history_scope == "side")
+        self._pf[K.PF_TEAM] = int(opts.teammates == "policy" and view.side == "detectives")
         if opts.move_filter:
             filt = K.FILT_ON | (K.FILT_BOAT if opts.black_exemption == "boat_station" else 0)
             # the double-move test: FILT_NODOUBLE leaves it out (the tree: PF_FILT; the
@@ -543,6 +612,8 @@ class MCTSSearch:
         else:
             self.determinizations = ()
             self._tree = _Tree(self, self._base, seed)
+            if reuse is not None:
+                self._tree.adopt(*reuse)
 
     # ---- running ---------------------------------------------------------------------------
     def _plan(self, iterations: int) -> list[tuple[int, int]]:
@@ -683,6 +754,8 @@ class MCTSSearch:
         if self.separate and self.options.vote == "majority":
             votes = self.tree_votes()
             return max(kids, key=lambda c: (votes.get(c.move, 0), c.visits, c.value)).move
+        if self.options.final == "value":
+            return max(kids, key=lambda c: (c.value, c.visits)).move
         return kids[0].move
 
     def history(self, piece: str, move: Move) -> tuple[float, int]:
@@ -938,6 +1011,8 @@ class MCTSAgent:
         if self.options.categorization:
             resolve_weights(self.options.categorization_weights)  # fail early on a bad table
         self.last_search: MCTSSearch | None = None
+        #: ``keep_tree``: the public history when the kept search started, and its tree
+        self._kept: tuple[tuple[Any, ...], _Tree] | None = None
         #: Iterations of the last move's searches together (the attach rule's second search
         #: included); 0 when the move needed no search.
         self.last_iterations = 0
@@ -988,7 +1063,11 @@ class MCTSAgent:
         if reserve and len(root_moves) == 1:
             self.last_search = None
             return root_moves[0]
-        search = MCTSSearch(view, opts, seed, root_moves=root_moves, weights=weights)
+        search = MCTSSearch(view, opts, seed, root_moves=root_moves, weights=weights,
+                            reuse=self._reusable(view))
+        if (opts.keep_tree or opts.keep_history) and search._tree is not None and \
+                not search.separate:
+            self._kept = (view.history, search._tree)
         attach = self.options.attach_double and view.side == "mr_x"
         boat = self.options.black_exemption == "boat_station"
         shared = attach and self.options.attach_budget == "shared" and any(
@@ -1026,8 +1105,44 @@ class MCTSAgent:
                     raise RuntimeError(f"MCTS chose {move}, which is not among the legal moves")
         return move
 
+    def _reusable(self, view: PlayerView) -> tuple[_Tree, int | None, bool] | None:
+        """``keep_tree``: the node of the kept tree that ``view``'s position is, found by
+        following the public moves made since the kept search; None when a move is not in
+        that tree or hides a station (Mr X's, in the detectives' view), or in another game."""
+        opts = self.options
+        if self._kept is None or not (opts.keep_tree or opts.keep_history):
+            return None
+        history, tree = self._kept
+        if len(view.history) < len(history) or view.history[:len(history)] != history:
+            return None
+        if not opts.keep_tree:
+            return tree, None, True
+        node: int | None = 0
+        for pm in view.history[len(history):]:
+            code = _public_code(pm, view.rules)
+            node = None if code is None or node is None else tree.child(node, code)
+        if node is None and not opts.keep_history:
+            return None
+        return tree, node, opts.keep_history
+
     def __repr__(self) -> str:
         return f"MCTSAgent(side={self.side!r}, {self.options})"
+
+
+def _public_code(pm: Any, rules: Any) -> int | None:
+    """The kernel code of a public move, or None when a station of it is hidden or it is not a
+    plain move (a ticket take, a voluntary reveal)."""
+    if pm.take is not None or pm.reveal:
+        return None
+    if pm.is_pass:
+        return encode(PassMove(pm.piece), pm.piece, rules)
+    if any(st is None for _, st in pm.steps):
+        return None
+    if len(pm.steps) == 1:
+        (t, to), = pm.steps
+        return encode(SingleMove(t, to, pm.piece), pm.piece, rules)
+    (t, to), (t2, to2) = pm.steps
+    return encode(DoubleMove(t, to, t2, to2, pm.piece), pm.piece, rules)
 
 
 
