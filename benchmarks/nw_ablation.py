@@ -36,6 +36,13 @@ from scotlandyard.ai.stats import wilson_interval
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nijssen_winands import fisher_exact  # noqa: E402
 
+#: ``--decks separate``: Mr X's start from 13 cards of his own, the detectives' from 18 (the
+#: lists of many computer versions, and the 2014 edition's X tiles), instead of the classic
+#: book's one deck of 18 for everyone: a reading of the thesis's start positions.
+MR_X_CARDS = (35, 45, 51, 71, 78, 104, 106, 127, 132, 146, 166, 170, 172)
+DETECTIVE_CARDS = (13, 26, 29, 34, 50, 53, 91, 94, 103, 112, 117, 123, 138, 141, 155, 174, 197,
+                   198)
+
 
 def parse_arm(arm: str) -> dict[str, dict[str, Any]]:
     """``"detectives:coalition=\\"piece\\"+mr_x:horizon=0"`` -> the options changed per side."""
@@ -56,7 +63,7 @@ def parse_arm(arm: str) -> dict[str, dict[str, Any]]:
     return changes
 
 
-def arm_config(arm: str, playouts: int, seed: int) -> ArenaConfig:
+def arm_config(arm: str, playouts: int, seed: int, decks: str = "shared") -> ArenaConfig:
     """One game's arena configuration: ``nw``'s settings on both sides (through the ``mcts``
     agent, which takes them as options), the arm's changes on top, start sample ``seed``."""
     changes = parse_arm(arm)
@@ -64,16 +71,20 @@ def arm_config(arm: str, playouts: int, seed: int) -> ArenaConfig:
     def opts(side: str) -> dict[str, Any]:
         return {**NW_SETTINGS, **NW_OFF, "playouts": playouts, **changes[side]}
 
+    rules = Rules.classic(detectives=5)
+    if decks == "separate":
+        rules = rules.replace(start_deck_mr_x=MR_X_CARDS, start_deck_detectives=DETECTIVE_CARDS,
+                              shared_start_deck=False)
     return ArenaConfig(mr_x="mcts", detectives="mcts", games=1,
-                       rules=Rules.classic(detectives=5), mr_x_options=opts("mr_x"),
+                       rules=rules, mr_x_options=opts("mr_x"),
                        detectives_options=opts("detectives"), seed=seed)
 
 
-def play(job: tuple[str, int, int, int]) -> dict[str, Any]:
+def play(job: tuple[str, int, int, int, str]) -> dict[str, Any]:
     """Play game ``index`` of start sample ``seed`` (the arena's game: the same start and
     random streams as every arena run of that seed)."""
-    arm, playouts, seed, index = job
-    result, _, _ = play_game(arm_config(arm, playouts, seed), index)
+    arm, playouts, seed, index, decks = job
+    result, _, _ = play_game(arm_config(arm, playouts, seed, decks), index)
     if result.error:
         raise RuntimeError(result.error)
     return {"arm": arm, "playouts": playouts, "seed": seed, "index": index,
@@ -109,8 +120,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", default="runs/ablate")
     parser.add_argument("--table-only", action="store_true")
+    parser.add_argument("--decks", choices=("shared", "separate"), default="shared",
+                        help="start cards: the classic book's one deck of 18 (default), or "
+                             "13 cards of Mr X's own and 18 for the detectives")
     args = parser.parse_args()
-    out = Path(args.out) / f"nw-{nw_fingerprint()}"  # a changed nw starts new files
+    # a changed nw starts new files; so do the separate decks
+    out = Path(args.out) / (f"nw-{nw_fingerprint()}"
+                            + ("-separate-decks" if args.decks == "separate" else ""))
     out.mkdir(parents=True, exist_ok=True)
     arms = args.arm or ["base"]
     seeds = [int(s) for s in args.samples.split(",")]
@@ -122,7 +138,7 @@ def main() -> None:
             for arm in arms:
                 for seed in seeds:
                     if index not in load(arm_file(out, arm, args.playouts, seed)):
-                        jobs.append((arm, args.playouts, seed, index))
+                        jobs.append((arm, args.playouts, seed, index, args.decks))
     if jobs:
         with mp.get_context("spawn").Pool(args.workers) as pool:
             for n, row in enumerate(pool.imap_unordered(play, jobs), 1):

@@ -74,9 +74,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
-    assert NW_OFF == {"ticket_reserve": 0.0, "mr_x_nodes": "move", "simulation_threshold": 0,
-                      "history_scope": "piece", "final": "visits", "teammates": "tree",
-                      "keep_tree": False, "keep_history": False}
+    assert NW_OFF == {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
     assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
@@ -96,7 +94,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
 
 #: The nw table's file and the kernel's search code, pinned (see the test above).
 NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
-NW_KERNEL_SHA256 = "914f32baf012421a1173a11e512ed342e88f25953218eb54fc0202d56b835e03"
+NW_KERNEL_SHA256 = "9753ab967ebd34992907cb9fd9b9351dc7f8d2c99910ce80629c4d683b136386"
 
 
 def test_kernel_source_hash_follows_the_functions_the_search_calls(monkeypatch):
@@ -1303,3 +1301,105 @@ def test_mr_x_nodes_seen_holds_what_the_detectives_see_in_their_tree():
     assert MCTSSearch(mr_x, MCTSOptions(mr_x_nodes="seen", **PURE), seed=1)._pf[K.PF_XNODE] == 0
     with pytest.raises(ValueError, match="mr_x_nodes"):
         MCTSOptions(mr_x_nodes="tickets")
+
+
+# ---- keep_tree: a detective's search goes on in the subtree its teammate left -------------------
+def test_adopt_takes_the_subtree_of_a_node_with_every_count_and_result():
+    game = detective_position()
+    view = game.view(game.to_move)
+    opts = MCTSOptions(fast=False)
+    first = MCTSSearch(view, opts, seed=4)
+    first.run(150)
+    tree = first._tree
+    assert tree is not None
+    node, code, visits, value = max(tree.children(0), key=lambda c: c[2])
+    assert visits > 1
+    second = MCTSSearch(view, opts, seed=5, reuse=(tree, node))
+    adopted = second._tree
+    assert adopted is not None and adopted.iterations == 0
+    assert int(adopted.tr[K.TR_VIS]) == visits and adopted.tr[K.TR_PARENT] == -1
+
+    def walk(t, n):  # the subtree as nested (move, visits, value) lists
+        return sorted((c, v, round(x, 9), walk(t, k)) for k, c, v, x in t.children(n))
+
+    assert walk(adopted, 0) == walk(tree, node)
+    assert adopted.nodes == _count(tree, node)
+    second.run(50)  # and searches on from there
+    assert int(adopted.tr[K.TR_VIS]) == visits + 50 and second.iterations == 50
+
+
+def _count(tree, node: int) -> int:
+    return 1 + sum(_count(tree, k) for k, _, _, _ in tree.children(node))
+
+
+def test_keep_tree_continues_a_teammates_tree_and_never_after_a_hidden_move():
+    game = Game.new(Rules.classic(), seed=8)
+    game.push(next(m for m in game.legal_moves() if not m.is_double and m.ticket != Ticket.BLACK))
+    agent = MCTSAgent("detectives", keep_tree=True, fast=False)
+    rng = random.Random(2)
+    budget = Budget(playouts=120)
+    view = game.view("D1")
+    move = agent.choose(view, view.legal_moves, rng, budget)
+    d1_tree = agent.last_search._tree
+    child = d1_tree.child(0, F.encode(move, "D1", game.rules))
+    assert child is not None
+    inherited = int(d1_tree.tr[child * K.TR_W + K.TR_VIS])
+    game.push(move)
+    view = game.view("D2")
+    assert agent._reusable(view) == (d1_tree, child)
+    agent.choose(view, view.legal_moves, rng, budget)
+    # D2's root holds what D1's search gave D1's move, and its own 120 iterations
+    assert int(agent.last_search._tree.tr[K.TR_VIS]) == inherited + 120
+    assert agent.last_search.iterations == 120
+    # after Mr X's move the detectives cannot follow (his station is hidden): a fresh tree
+    while game.to_move != "X":
+        view = game.view(game.to_move)
+        game.push(agent.choose(view, view.legal_moves, rng, budget))
+    game.push(next(m for m in game.legal_moves() if not m.is_double and m.ticket != Ticket.BLACK))
+    view = game.view("D1")
+    assert agent._reusable(view) is None
+    agent.choose(view, view.legal_moves, rng, budget)
+    assert int(agent.last_search._tree.tr[K.TR_VIS]) == 120
+    # another game (its history does not begin with the kept one) never reuses it
+    other = Game.new(Rules.classic(), seed=9)
+    other.push(other.legal_moves()[0])
+    assert agent._reusable(other.view("D1")) is None
+    # Mr X's search keeps nothing (the option is the detectives'); nw keeps its trees off
+    mr_x = MCTSAgent("mr_x", keep_tree=True, fast=False)
+    x_view = other.view("X") if other.to_move == "X" else Game.new(Rules.classic(), seed=9).view("X")
+    mr_x.choose(x_view, x_view.legal_moves, rng, budget)
+    assert mr_x._kept is None and mr_x.last_search is not None
+    assert make_agent("nw", side="detectives", **PURE).options.keep_tree is False
+    with pytest.raises(ValueError, match="keep_tree is true or false"):
+        MCTSOptions(keep_tree=1)
+
+
+def test_keep_tree_decisions_depend_on_public_facts_only():
+    # two games whose Mr X walks different hidden paths with the same tickets, a keep_tree
+    # detectives' agent each: every decision of two rounds is the same in both
+    rules = Rules.classic()
+    hunters = {"D1": 13, "D2": 26, "D3": 29, "D4": 34, "D5": 50}
+    a = Game.new(rules, start={"X": 132, **hunters})
+    b = Game.new(rules, start={"X": 117, **hunters})
+    agents = [MCTSAgent("detectives", keep_tree=True, fast=False) for _ in range(2)]
+    rng = random.Random(5)
+    reused = 0
+    while a.round <= 2 and not a.is_over():
+        if a.to_move == "X":
+            pairs = [(ma, mb) for ma in a.legal_moves() for mb in b.legal_moves()
+                     if not ma.is_double and not mb.is_double and ma.ticket == mb.ticket
+                     and ma.ticket != Ticket.BLACK and ma.to != mb.to and not ma.reveal]
+            ma, mb = pairs[rng.randrange(len(pairs))]
+            a.push(ma)
+            b.push(mb)
+            continue
+        va, vb = a.view(a.to_move), b.view(b.to_move)
+        assert va.to_dict() == vb.to_dict()
+        reused += agents[0]._reusable(va) is not None
+        seed = rng.getrandbits(32)
+        ma = agents[0].choose(va, va.legal_moves, random.Random(seed), Budget(playouts=80))
+        mb = agents[1].choose(vb, vb.legal_moves, random.Random(seed), Budget(playouts=80))
+        assert ma == mb
+        a.push(ma)
+        b.push(mb)
+    assert reused >= 6  # D2-D5 of both rounds continued a teammate's tree

@@ -109,7 +109,8 @@ from ..kernel.fast import (
 )
 from ..kernel.fast import warm_up as warm_up_kernel
 from ..move import DoubleMove, Move, PassMove, SingleMove, Ticket
-from ..view import PlayerView
+from ..rules import Rules
+from ..view import PlayerView, PublicMove
 from .base import Budget
 from .belief_search import best_cover, policy_weights
 from .categorization import ROULETTES, CategoryWeights, resolve_weights
@@ -150,12 +151,6 @@ BLACK_EXEMPTIONS = ("ferry_line", "boat_station")
 #: tickets, a station only on a reveal slot; the station drawn by his playout policy among the
 #: moves the node stands for).
 MR_X_NODES = ("move", "seen")
-#: ``history_scope``: progressive history keeps a table per piece (``"piece"``) or one table
-#: for Mr X and one for all the hunters together (``"side"``: the seekers as one player).
-HISTORY_SCOPES = ("piece", "side")
-#: ``final``: the move played is the root child with the most visits (``"visits"``, the robust
-#: child) or the highest mean result (``"value"``, the max child).
-FINAL_RULES = ("visits", "value")
 
 
 @dataclass(frozen=True)
@@ -194,12 +189,7 @@ class MCTSOptions:
     vote: str = "visits"
     ticket_reserve: float = 0.0
     mr_x_nodes: str = "move"
-    simulation_threshold: int = 0
-    history_scope: str = "piece"
-    final: str = "visits"
-    teammates: str = "tree"
     keep_tree: bool = False
-    keep_history: bool = False
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -242,7 +232,7 @@ class MCTSOptions:
                              f"{self.horizon_step!r}")
         for name in ("progressive_history", "history_playouts", "move_filter",
                      "categorization", "attach_double", "critical", "fast",
-                     "mr_x_reduction", "keep_tree", "keep_history"):
+                     "mr_x_reduction", "keep_tree"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
         choice("cal_target", ("actual", "possible"))
@@ -253,19 +243,12 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
-        choice("history_scope", HISTORY_SCOPES)
-        choice("final", FINAL_RULES)
-        choice("teammates", ("tree", "policy"))
         choice("mr_x_model", MR_X_MODELS)
         choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
         choice("vote", VOTE_RULES)
         whole("determinizations")
         whole("playouts")
-        if isinstance(self.simulation_threshold, bool) or not isinstance(
-                self.simulation_threshold, int) or self.simulation_threshold < 0:
-            raise ValueError(f"MCTS option simulation_threshold is a whole number >= 0, not "
-                             f"{self.simulation_threshold!r}")
 
     @property
     def policy(self) -> PlayoutPolicy:
@@ -308,10 +291,7 @@ NW_SETTINGS: dict[str, Any] = {
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
-NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move",
-                          "simulation_threshold": 0, "history_scope": "piece",
-                          "final": "visits", "teammates": "tree", "keep_tree": False,
-                          "keep_history": False}
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -372,15 +352,10 @@ class _Tree:
         self.mt[K.MT_NODES] = 1
         self.seconds = 0.0
 
-    def adopt(self, old: _Tree, node: int | None, history: bool) -> None:
-        """Take ``old``'s subtree under ``node`` as this tree (its root ``node``; None: no
-        node), and with ``history`` ``old``'s history tables: the search goes on where an
-        earlier one left off."""
-        if history:
-            self.hs = old.hs.copy()
-            self.hc = old.hc.copy()
-        if node is None:
-            return
+    def adopt(self, old: _Tree, node: int) -> None:
+        """Take ``old``'s subtree under ``node`` as this (new) tree, ``node`` its root, with
+        every count and result: the search goes on where an earlier one left off
+        (``keep_tree``). The history tables start empty as in every search."""
         W = K.TR_W
         otr, otv = old.tr, old.tv
         order = [node]
@@ -505,7 +480,7 @@ class MCTSSearch:
     def __init__(self, view: PlayerView, options: MCTSOptions | None = None, seed: int = 0,
                  *, weights: Mapping[int, float] | None = None,
                  root_moves: Sequence[Move] | None = None, exact_root: bool = False,
-                 reuse: tuple[_Tree, int | None, bool] | None = None) -> None:
+                 reuse: tuple[_Tree, int] | None = None) -> None:
         if not isinstance(view, PlayerView):
             raise TypeError(f"a search starts from a PlayerView, not {type(view).__name__}")
         if view.outcome is not None:
@@ -565,9 +540,6 @@ class MCTSSearch:
         # coalition reduction from the root hunter's side (the thesis): the detectives' search
         self._pf[K.PF_COAL] = int(opts.coalition == "root" and view.side == "detectives")
         self._pf[K.PF_XNODE] = int(opts.mr_x_nodes == "seen" and view.side == "detectives")
-        self._pf[K.PF_THRESH] = opts.simulation_threshold
-        self._pf[K.PF_HSIDE] = int(opts.history_scope == "side")
-        self._pf[K.PF_TEAM] = int(opts.teammates == "policy" and view.side == "detectives")
         if opts.move_filter:
             filt = K.FILT_ON | (K.FILT_BOAT if opts.black_exemption == "boat_station" else 0)
             # the double-move test: FILT_NODOUBLE leaves it out (the tree: PF_FILT; the
@@ -613,6 +585,7 @@ class MCTSSearch:
             self.determinizations = ()
             self._tree = _Tree(self, self._base, seed)
             if reuse is not None:
+                # keep_tree: the subtree an earlier search built for this position
                 self._tree.adopt(*reuse)
 
     # ---- running ---------------------------------------------------------------------------
@@ -754,8 +727,6 @@ class MCTSSearch:
         if self.separate and self.options.vote == "majority":
             votes = self.tree_votes()
             return max(kids, key=lambda c: (votes.get(c.move, 0), c.visits, c.value)).move
-        if self.options.final == "value":
-            return max(kids, key=lambda c: (c.value, c.visits)).move
         return kids[0].move
 
     def history(self, piece: str, move: Move) -> tuple[float, int]:
@@ -1012,7 +983,7 @@ class MCTSAgent:
             resolve_weights(self.options.categorization_weights)  # fail early on a bad table
         self.last_search: MCTSSearch | None = None
         #: ``keep_tree``: the public history when the kept search started, and its tree
-        self._kept: tuple[tuple[Any, ...], _Tree] | None = None
+        self._kept: tuple[tuple[PublicMove, ...], _Tree] | None = None
         #: Iterations of the last move's searches together (the attach rule's second search
         #: included); 0 when the move needed no search.
         self.last_iterations = 0
@@ -1063,10 +1034,10 @@ class MCTSAgent:
         if reserve and len(root_moves) == 1:
             self.last_search = None
             return root_moves[0]
+        keep = opts.keep_tree and view.side == "detectives" and opts.determinization == "single"
         search = MCTSSearch(view, opts, seed, root_moves=root_moves, weights=weights,
-                            reuse=self._reusable(view))
-        if (opts.keep_tree or opts.keep_history) and search._tree is not None and \
-                not search.separate:
+                            reuse=self._reusable(view) if keep else None)
+        if keep and search._tree is not None:
             self._kept = (view.history, search._tree)
         attach = self.options.attach_double and view.side == "mr_x"
         boat = self.options.black_exemption == "boat_station"
@@ -1105,45 +1076,43 @@ class MCTSAgent:
                     raise RuntimeError(f"MCTS chose {move}, which is not among the legal moves")
         return move
 
-    def _reusable(self, view: PlayerView) -> tuple[_Tree, int | None, bool] | None:
-        """``keep_tree``: the node of the kept tree that ``view``'s position is, found by
-        following the public moves made since the kept search; None when a move is not in
-        that tree or hides a station (Mr X's, in the detectives' view), or in another game."""
-        opts = self.options
-        if self._kept is None or not (opts.keep_tree or opts.keep_history):
+    def _reusable(self, view: PlayerView) -> tuple[_Tree, int] | None:
+        """``keep_tree``: the kept tree and its node that ``view``'s position is, found by
+        following the public moves made since the kept search (a teammate's move, this
+        piece's own); None when a move is not in that tree or hides a station (Mr X's, in the
+        detectives' view), or the view is of another game."""
+        if self._kept is None:
             return None
         history, tree = self._kept
         if len(view.history) < len(history) or view.history[:len(history)] != history:
             return None
-        if not opts.keep_tree:
-            return tree, None, True
         node: int | None = 0
         for pm in view.history[len(history):]:
             code = _public_code(pm, view.rules)
-            node = None if code is None or node is None else tree.child(node, code)
-        if node is None and not opts.keep_history:
-            return None
-        return tree, node, opts.keep_history
+            if code is None or node is None:
+                return None
+            node = tree.child(node, code)
+        return None if node is None else (tree, node)
 
     def __repr__(self) -> str:
         return f"MCTSAgent(side={self.side!r}, {self.options})"
 
 
-def _public_code(pm: Any, rules: Any) -> int | None:
+def _public_code(pm: PublicMove, rules: Rules) -> int | None:
     """The kernel code of a public move, or None when a station of it is hidden or it is not a
     plain move (a ticket take, a voluntary reveal)."""
     if pm.take is not None or pm.reveal:
         return None
     if pm.is_pass:
         return encode(PassMove(pm.piece), pm.piece, rules)
-    if any(st is None for _, st in pm.steps):
+    stations = [st for _, st in pm.steps if st is not None]
+    if len(stations) != len(pm.steps):
         return None
-    if len(pm.steps) == 1:
-        (t, to), = pm.steps
-        return encode(SingleMove(t, to, pm.piece), pm.piece, rules)
-    (t, to), (t2, to2) = pm.steps
-    return encode(DoubleMove(t, to, t2, to2, pm.piece), pm.piece, rules)
-
+    tickets = [t for t, _ in pm.steps]
+    if len(stations) == 1:
+        return encode(SingleMove(tickets[0], stations[0], pm.piece), pm.piece, rules)
+    return encode(DoubleMove(tickets[0], stations[0], tickets[1], stations[1], pm.piece),
+                  pm.piece, rules)
 
 
 class NWAgent(MCTSAgent):

@@ -147,12 +147,7 @@ PF_COAL = 11      # coalition reduction from the root hunter's side (1) or per p
 PF_XNODE = 12     # the detectives' search: Mr X's nodes in the tree are his moves (0) or what
 #                   the detectives see of them (1: the tickets, a station only on a reveal;
 #                   the station then drawn by his playout policy among that node's moves)
-PF_THRESH = 13    # simulation threshold T: at a node visited fewer than T times the move is the
-#                   playout policy's (ε-greedy), followed if it is a child, added if not (0: off)
-PF_HSIDE = 14     # progressive history: one table for all hunters (1) or one per piece (0)
-PF_TEAM = 15      # the detectives' search: the other hunters move by their playout policy, no
-#                   node (the tree holds the root hunter's and Mr X's moves)
-PF_LEN = 16
+PF_LEN = 13
 
 # Mr X's move filter (``filt``, PF_FILT / PF_PFILT), bits: 0 none; FILT_ON the filter (black
 # tickets and double moves); FILT_NODOUBLE with it, no double-move test (black only);
@@ -1003,21 +998,14 @@ def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBu
     """Mr X: with probability ``eps`` a random move, else MCD (maximize the distance to the
     closest detective; ties: single before double, non-black before black, then random)."""
     n = gen_mrx(st, ru, bd, filt, buf, sc)
-    return pick_mrx(st, bd, eps, rng, buf, 0, n)
-
-
-def pick_mrx(st: IntBuf, bd: Ints, eps: float, rng: IntBuf, buf: IntBuf, lo: int, hi: int) -> int:
-    """Mr X's ε-greedy MCD choice among the moves ``buf[lo:hi]`` (:func:`choose_mrx`; the
-    tree's choice at a node below the simulation threshold)."""
-    n = hi - lo
     if n == 1:
-        return buf[lo]
+        return buf[0]
     if st[ST_TAKE] != 0 or rand_unit(rng) < eps:
-        return buf[lo + rand_below(rng, n)]
+        return buf[rand_below(rng, n)]
     best = -1
-    bestcode = buf[lo]
+    bestcode = buf[0]
     ties = 0
-    for j in range(lo, hi):
+    for j in range(n):
         c = buf[j]
         t1 = (c >> 20) & 15
         t2 = (c >> 8) & 15
@@ -1091,27 +1079,18 @@ def choose_hunter(st: IntBuf, ru: Ints, bd: Ints, eps: float, target_mode: int, 
         if n == 0:
             buf[0] = (i << 24) | (T_PASS << 20) | (T_NONE << 8)
             n = 1
-    return pick_hunter(st, bd, eps, target_mode, rng, buf, 0, n)
-
-
-def pick_hunter(st: IntBuf, bd: Ints, eps: float, target_mode: int, rng: IntBuf, buf: IntBuf,
-                lo: int, hi: int) -> int:
-    """A hunter's ε-greedy choice among the moves ``buf[lo:hi]`` (:func:`choose_hunter`: CAL
-    towards the target of ``target_mode``, or MTD with mode 3; the tree's choice at a node
-    below the simulation threshold)."""
-    n = hi - lo
     if n == 1:
-        return buf[lo]
+        return buf[0]
     if rand_unit(rng) < eps:
-        return buf[lo + rand_below(rng, n)]
+        return buf[rand_below(rng, n)]
     if target_mode == 3 and bel_count(st) > 0:
         # MTD (Nijssen's thesis, the hider's model of the seekers): a move whose destination
         # has the smallest total distance to Mr X's possible locations (the public set
         # tracked in the state)
         bestt = 1 << 60
-        bestc = buf[lo]
+        bestc = buf[0]
         tt = 0
-        for j in range(lo, hi):
+        for j in range(n):
             c = buf[j]
             row = BD_DIST + ((c >> 12) & 255) * NS
             tot = 0
@@ -1140,9 +1119,9 @@ def pick_hunter(st: IntBuf, bd: Ints, eps: float, target_mode: int, rng: IntBuf,
         if cnt > 0:
             target = bel_nth(st, rand_below(rng, cnt))
     best = 1000000
-    bestcode = buf[lo]
+    bestcode = buf[0]
     ties = 0
-    for j in range(lo, hi):
+    for j in range(n):
         c = buf[j]
         dd = bd[BD_DIST + ((c >> 12) & 255) * NS + target]
         if dd < best:
@@ -1380,13 +1359,10 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
     nlocs = pf[PF_NLOCS]
     nroot = pf[PF_NROOT]
     openloop = pf[PF_OPEN] != 0
-    team = pf[PF_TEAM] != 0
     rootx = pf[PF_ROOTX] != 0
     epsd = pa[PA_EPSD]
     target = pf[PF_TARGET]
     xnode = pf[PF_XNODE] != 0 and sample
-    thresh = pf[PF_THRESH]
-    hside = pf[PF_HSIDE] != 0
     epsx = pa[PA_EPSX]
     half = len(buf) // 2
     cap_nodes = len(tv)
@@ -1407,8 +1383,7 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
         nm = 0
         leaf = False
         while work[ST_OUT] == OUT_NONE and not leaf:
-            if depth > 0 and work[ST_TURN] != 0 and (openloop or (
-                    team and work[ST_TURN] != root[ST_TURN])):
+            if openloop and work[ST_TURN] != 0 and depth > 0:
                 # open loop: a hunter moves by its playout policy, no node (Mr X's next
                 # decision is a child of his last move's node)
                 chosen = choose_hunter(work, ru, bd, epsd, target, rng, buf)
@@ -1472,32 +1447,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
             if nvis > 0:
                 lnn = math.log(nvis)
             ch = tr[node * TR_W + TR_CHILD]
-            if nvis < thresh and nx == 0 and n > 1:
-                # below the simulation threshold: the playout policy's move, a child or new
-                if work[ST_TURN] == 0:
-                    pol = pick_mrx(work, bd, epsx, rng, buf, 0, n)
-                else:
-                    pol = pick_hunter(work, bd, epsd, target, rng, buf, 0, n)
-                while ch != -1 and tr[ch * TR_W + TR_MOVE] != pol:
-                    ch = tr[ch * TR_W + TR_SIB]
-                if ch != -1:
-                    best = ch
-                    matched = n
-                else:
-                    # put the policy's move first and mark every other one as a child, so
-                    # that the expansion below adds exactly it
-                    for j in range(n):
-                        if buf[j] == pol:
-                            buf[j] = buf[0]
-                            buf[0] = pol
-                            hj = sc[SC_LS + j]
-                            sc[SC_LS + j] = sc[SC_LS + 0]
-                            sc[SC_LS + 0] = hj
-                            break
-                    for j in range(1, n):
-                        sc[SC_HF + sc[SC_LS + j]] = 1
-                    matched = n - 1
-                ch = -1
             while ch != -1:
                 code = tr[ch * TR_W + TR_MOVE]
                 h = (code * 2654435761) & HMASK
@@ -1515,8 +1464,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
                         val = 1e200
                     else:
                         key = hkey(code)
-                        if hside and (code >> 24) != 0:
-                            key = hkey((code & 0xFFFFFF) | (1 << 24))
                         val = selection_score(tv[ch], vis, lnn, cc, hs[key], hc[key], ww, use_ph)
                     if val > bestval:
                         bestval = val
@@ -1586,8 +1533,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
             for j in range(lim):
                 c = imv[j]
                 key = hkey(c)
-                if hside and (c >> 24) != 0:
-                    key = hkey((c & 0xFFFFFF) | (1 << 24))
                 if out == OUT_NONE:
                     if (c >> 24) == 0:
                         hs[key] += vx

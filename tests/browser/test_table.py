@@ -383,12 +383,18 @@ def test_the_lobby_form_lets_the_creator_choose_to_wait(table_server: str, new_p
     options = page.locator("#on_absent option").all_inner_texts()
     assert options == ["The computer plays for them until they come back", "Wait for them"]
     assert page.input_value("#on_absent") == "ai"
-    chosen = {}
+    chosen: dict[str, str] = {}
+    game_id = ""
     for choice in ("wait", "ai"):
         page.select_option("#detectives", "1")
         page.select_option("#on_absent", choice)
         page.click("#create")
         page.wait_for_selector("#links:not([hidden])")
+        # the first game's links stay up until the second game's arrive (reading them at once
+        # failed a CI run: the second game's "absent" was read from the first game)
+        page.wait_for_function("(old) => document.querySelector('#game-id').textContent.trim()"
+                               " && document.querySelector('#game-id').textContent.trim() !== old",
+                               arg=game_id)
         game_id = page.inner_text("#game-id")
         href = page.locator(".link-row[data-link='spectator'] a").first.get_attribute("href")
         token = href.split("#t=")[1]
