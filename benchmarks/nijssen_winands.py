@@ -94,7 +94,7 @@ from typing import Any
 from scotlandyard import Rules
 from scotlandyard.ai import agent_names
 from scotlandyard.ai.arena import ArenaConfig, ArenaError, ArenaResult, run_arena
-from scotlandyard.ai.mcts import BEST_SETTINGS, NW_SETTINGS
+from scotlandyard.ai.mcts import BEST_SETTINGS, NW_OFF, NW_SETTINGS
 from scotlandyard.ai.stats import difference_interval
 
 AGENT = "mcts"
@@ -150,7 +150,10 @@ SIDE_NAMES = {"mr_x": "Mr X", "detectives": "detectives"}
 
 def options(side: str, changed: str | None = None, on: bool = True) -> dict[str, Any]:
     """The MCTS options of ``side``'s baseline, with ``changed`` switched ``on`` or off."""
-    out: dict[str, Any] = dict(NW_SETTINGS)  # the paper's player, every setting written out
+    # the paper's player, every setting written out: NW_SETTINGS and the later switches that
+    # nw keeps off (without NW_OFF the mcts agent's own defaults, its ticket reserve among
+    # them, would fill those in: a base arm that is not nw)
+    out: dict[str, Any] = {**NW_SETTINGS, **NW_OFF}
     for name in BASELINE[side]:
         out.update(SWITCHES[name]["on"])
     if changed is not None:

@@ -246,3 +246,23 @@ def test_table_7_10_text_judges_against_the_thesis_with_both_intervals() -> None
     # 30% on 200 games: half-width 6.4, combined with 3.1: 7.1 < 13.0 points
     assert "-13.0" in lines[3] and "7.1" in lines[3] and "**no**" in lines[3]
     assert "0/0" in lines[4]
+
+
+@pytest.mark.parametrize("side", ["mr_x", "detectives"])
+def test_the_paper_runs_base_arm_is_nw_setting_for_setting(side: str) -> None:
+    """Every arm of the paper's comparisons starts from ``nw``: the ``mcts`` agent given the
+    base options plays with exactly ``nw``'s settings (a base that left the later switches to
+    the ``mcts`` agent's defaults once played its detectives with a ticket reserve)."""
+    import dataclasses
+
+    from scotlandyard.ai import make_agent
+
+    base = make_agent(nw.AGENT, side=side, **nw.options(side)).options
+    ref = make_agent("nw", side=side).options
+    differ = {f.name for f in dataclasses.fields(ref) if getattr(base, f.name) != getattr(ref, f.name)}
+    assert differ == set()
+    # and a switch changes only its own settings
+    off = make_agent(nw.AGENT, side="detectives",
+                     **nw.options("detectives", "coalition", on=False)).options
+    assert {f.name for f in dataclasses.fields(ref)
+            if getattr(off, f.name) != getattr(ref, f.name)} == {"coalition_reduction"}
