@@ -302,8 +302,7 @@ def write_doc(path: Path, text: str, args: argparse.Namespace,
     budget = f"{args.budget} playouts per move" + (f", at most {args.seconds} s" if args.seconds
                                                    else "")
     doc = (
-        "# Experiments\n\n"
-        "## Nijssen & Winands (2012), re-run\n\n"
+        f"{PAPER_HEADING}\n\n"
         "J. A. M. Nijssen and M. H. M. Winands, *Monte Carlo Tree Search for the Hide-and-Seek "
         "Game Scotland Yard*, IEEE TCIAIG 4(4):282-294, 2012.\n\n"
         f"Classic rules, five detectives; both sides play the `{AGENT}` agent with every "
@@ -329,12 +328,27 @@ def write_doc(path: Path, text: str, args: argparse.Namespace,
         + f"Switches (options of the `{AGENT}` agent):\n\n{switches}\n"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text() if path.exists() else ""
-    if VERSUS_BEGIN in old and VERSUS_END in old:  # keep the versus section
-        block = old[old.index(VERSUS_BEGIN): old.index(VERSUS_END) + len(VERSUS_END)]
-        head, sep, rest = doc.partition("\n## ")
-        doc = head.rstrip("\n") + "\n\n" + block + "\n\n## " + rest
-    path.write_text(doc)
+    path.write_text(replace_section(path.read_text() if path.exists() else "# Experiments\n",
+                                    PAPER_HEADING, doc))
+
+
+#: The heading of the section ``--write`` owns in docs/experiments.md.
+PAPER_HEADING = "## Nijssen & Winands (2012), re-run"
+
+
+def replace_section(old: str, heading: str, section: str) -> str:
+    """``old`` with the section under ``heading`` (up to the next heading of its level or a
+    marker comment such as :data:`VERSUS_BEGIN`, its subsections included) replaced by ``section``, or ``section`` appended when ``old`` has no
+    such heading; every other section is kept as it was."""
+    section = section.rstrip("\n") + "\n"
+    lines = old.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip("\n") == heading), None)
+    if start is None:
+        return old.rstrip("\n") + "\n\n" + section
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].startswith(("## ", "# ", "<!-- "))), len(lines))
+    after = "".join(lines[end:])
+    return "".join(lines[:start]) + section + ("\n" + after if after else "")
 
 
 # ---- our agents against the frozen baseline ---------------------------------------------------
@@ -732,7 +746,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--workers", type=int, default=None, help="parallel games (default: the CPUs)")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument("--out", default="runs/nijssen-winands", help="arena run folders go here")
-    p.add_argument("--write", action="store_true", help="write the table to docs/experiments.md")
+    p.add_argument("--write", action="store_true", help="write the table to its section of docs/experiments.md (the rest is kept)")
     p.add_argument("--doc", default=str(Path(__file__).resolve().parent.parent / "docs" /
                                         "experiments.md"), help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")

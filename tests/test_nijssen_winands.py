@@ -266,3 +266,26 @@ def test_the_paper_runs_base_arm_is_nw_setting_for_setting(side: str) -> None:
                      **nw.options("detectives", "coalition", on=False)).options
     assert {f.name for f in dataclasses.fields(ref)
             if getattr(off, f.name) != getattr(ref, f.name)} == {"coalition_reduction"}
+
+
+def test_write_doc_replaces_only_its_own_section(tmp_path: Path) -> None:
+    """``--write`` rewrites "Nijssen & Winands (2012), re-run" and its subsections, and keeps
+    every other section of docs/experiments.md (it once rewrote the whole file)."""
+    doc = tmp_path / "experiments.md"
+    before = "# Experiments\n\n## Session 11\n\nkept one\n\n"
+    after = (f"{nw.VERSUS_BEGIN}\n## Our agents\n\nversus text\n{nw.VERSUS_END}\n\n"
+             "## Learned parts\n\nkept two\n")
+    doc.write_text(before + f"{nw.PAPER_HEADING}\n\nold table\n\n### Reading\n\nold reading\n\n"
+                   + after)
+    rows = [{"comparison": "coalition", "variant": "on", "side": "detectives", "paper": "x",
+             "hash": "h", "wins": 3, "games": 4, "rate": 0.75, "ci": (0.3, 0.95), "errors": 0}]
+    args = _args(games=4, budget=1000, quick=False)
+    nw.write_doc(doc, "| new table |\n", args, rows)
+    text = doc.read_text()
+    assert text.startswith(before + nw.PAPER_HEADING)
+    assert "| new table |" in text and "old table" not in text and "old reading" not in text
+    assert text.endswith(after) and text.count(nw.PAPER_HEADING) == 1
+    # a file without the section gets it at the end, the rest untouched
+    doc.write_text(before)
+    nw.write_doc(doc, "| new table |\n", args, rows)
+    assert doc.read_text().startswith(before) and doc.read_text().count("| new table |") == 1
