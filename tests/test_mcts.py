@@ -1332,6 +1332,32 @@ def _count(tree, node: int) -> int:
     return 1 + sum(_count(tree, k) for k, _, _, _ in tree.children(node))
 
 
+def test_keep_tree_starts_afresh_when_the_kept_root_holds_a_move_not_offered():
+    """A kept subtree whose root has a child the caller does not offer now (a ticket
+    reserve's root, one piece's moves) is not adopted: the search could otherwise pick it."""
+    game = Game.new(Rules.classic(), seed=8)
+    game.push(next(m for m in game.legal_moves() if not m.is_double and m.ticket != Ticket.BLACK))
+    opts = MCTSOptions(fast=False)
+    first = MCTSSearch(game.view("D1"), opts, seed=3)
+    first.run(400)
+    tree = first._tree
+    assert tree is not None
+    node, code, _, _ = max(tree.children(0), key=lambda c: c[2])
+    game.push(F.decode(code, game.rules))
+    view = game.view("D2")
+    kept = {c for _, c, _, _ in tree.children(node)}
+    assert len(kept) >= 2
+    legal = list(view.legal_moves)
+    adopted = MCTSSearch(view, opts, seed=4, root_moves=legal, reuse=(tree, node))._tree
+    assert adopted is not None and adopted.nodes == _count(tree, node)
+    dropped = next(m for m in legal if F.encode(m, "D2", game.rules) in kept)
+    fewer = [m for m in legal if m != dropped]
+    fresh = MCTSSearch(view, opts, seed=4, root_moves=fewer, reuse=(tree, node))
+    assert fresh._tree is not None and fresh._tree.nodes == 1
+    fresh.run(200)
+    assert fresh.best_move() in fewer
+
+
 def test_keep_tree_continues_a_teammates_tree_and_never_after_a_hidden_move():
     game = Game.new(Rules.classic(), seed=8)
     game.push(next(m for m in game.legal_moves() if not m.is_double and m.ticket != Ticket.BLACK))

@@ -585,8 +585,13 @@ class MCTSSearch:
             self.determinizations = ()
             self._tree = _Tree(self, self._base, seed)
             if reuse is not None:
-                # keep_tree: the subtree an earlier search built for this position
-                self._tree.adopt(*reuse)
+                # keep_tree: the subtree an earlier search built for this position, unless
+                # its root holds a move the caller does not offer now (a ticket reserve's
+                # root, one piece's moves in the free order): then a fresh tree
+                tree, node = reuse
+                offered = set(allowed)
+                if not offered or all(code in offered for _, code, _, _ in tree.children(node)):
+                    self._tree.adopt(tree, node)
 
     # ---- running ---------------------------------------------------------------------------
     def _plan(self, iterations: int) -> list[tuple[int, int]]:
