@@ -338,8 +338,9 @@ PAPER_HEADING = "## Nijssen & Winands (2012), re-run"
 
 def replace_section(old: str, heading: str, section: str) -> str:
     """``old`` with the section under ``heading`` (up to the next heading of its level or a
-    marker comment such as :data:`VERSUS_BEGIN`, its subsections included) replaced by ``section``, or ``section`` appended when ``old`` has no
-    such heading; every other section is kept as it was."""
+    marker comment such as :data:`VERSUS_BEGIN`, its subsections included) replaced by
+    ``section``, or ``section`` appended when ``old`` has no such heading; every other section
+    is kept as it was."""
     section = section.rstrip("\n") + "\n"
     lines = old.splitlines(keepends=True)
     start = next((i for i, line in enumerate(lines) if line.rstrip("\n") == heading), None)
@@ -746,7 +747,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--workers", type=int, default=None, help="parallel games (default: the CPUs)")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument("--out", default="runs/nijssen-winands", help="arena run folders go here")
-    p.add_argument("--write", action="store_true", help="write the table to its section of docs/experiments.md (the rest is kept)")
+    p.add_argument("--write", action="store_true",
+                   help="write the table to its section of docs/experiments.md (the rest is kept)")
     p.add_argument("--doc", default=str(Path(__file__).resolve().parent.parent / "docs" /
                                         "experiments.md"), help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")

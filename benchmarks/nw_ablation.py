@@ -36,12 +36,15 @@ from scotlandyard.ai.stats import wilson_interval
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nijssen_winands import fisher_exact  # noqa: E402
 
-#: ``--decks separate``: Mr X's start from 13 cards of his own, the detectives' from 18 (the
-#: lists of many computer versions, and the 2014 edition's X tiles), instead of the classic
-#: book's one deck of 18 for everyone: a reading of the thesis's start positions.
-MR_X_CARDS = (35, 45, 51, 71, 78, 104, 106, 127, 132, 146, 166, 170, 172)
-DETECTIVE_CARDS = (13, 26, 29, 34, 50, 53, 91, 94, 103, 112, 117, 123, 138, 141, 155, 174, 197,
-                   198)
+#: ``--decks separate``: Mr X's start from 13 cards of his own, the detectives' from 18,
+#: instead of the classic book's one deck of 18 for everyone: a reading of the thesis's start
+#: positions. Mr X's are the 2014 edition's X tiles (the board's data); the detectives' are
+#: the classic deck without those, with the 2014 edition's D tiles (123 for 132): the lists
+#: of many computer versions.
+_CLASSIC, _NEW = Rules.classic(), Rules.new_edition()
+MR_X_CARDS = tuple(_NEW.start_deck_mr_x)
+DETECTIVE_CARDS = tuple(sorted((set(_CLASSIC.start_deck_detectives) - set(MR_X_CARDS))
+                               | set(_NEW.start_deck_detectives)))
 
 
 def parse_arm(arm: str) -> dict[str, dict[str, Any]]:

@@ -124,11 +124,14 @@ def test_detective_agent_cannot_reach_the_truth(name, side, options, budget):
 
 @pytest.mark.parametrize("name,options", [
     ("nw", PURE), ("mcts", PURE), ("mcts", {**PURE, "critical": True, "belief": "policy"}),
-    ("mcts", {**PURE, "belief": "learned"}), ("medium", PURE), ("beginner", {})])
+    ("mcts", {**PURE, "belief": "learned"}), ("mcts", {**PURE, "keep_tree": True}),
+    ("medium", PURE), ("beginner", {})])
 def test_detective_decisions_are_identical_across_hidden_paths_with_the_same_public_facts(
         name, options):
     # two games whose Mr X walks different hidden paths with the same tickets: every detective
-    # decision of two rounds (ten of them) is the same in both, move for move
+    # decision of two rounds (ten of them) is the same in both, move for move; one agent a
+    # game, as in the arena, so that what an agent keeps between moves (keep_tree) is tested
+    agents = [make_agent(name, side="detectives", **options) for _ in range(2)]
     rules = Rules.classic()
     hunters = {"D1": 13, "D2": 26, "D3": 29, "D4": 34, "D5": 50}
     a = Game.new(rules, start={"X": 132, **hunters})
@@ -149,10 +152,8 @@ def test_detective_decisions_are_identical_across_hidden_paths_with_the_same_pub
         va, vb = a.view(a.to_move), b.view(b.to_move)
         assert va.to_dict() == vb.to_dict()
         seed = rng.getrandbits(32)
-        ma = make_agent(name, side="detectives", **options).choose(
-            va, va.legal_moves, random.Random(seed), SMALL)
-        mb = make_agent(name, side="detectives", **options).choose(
-            vb, vb.legal_moves, random.Random(seed), SMALL)
+        ma = agents[0].choose(va, va.legal_moves, random.Random(seed), SMALL)
+        mb = agents[1].choose(vb, vb.legal_moves, random.Random(seed), SMALL)
         assert ma == mb
         a.push(ma)
         b.push(mb)

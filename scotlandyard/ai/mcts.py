@@ -383,12 +383,7 @@ class _Tree:
 
     def child(self, node: int, code: int) -> int | None:
         """The child of ``node`` reached by move ``code``, or None."""
-        ch = int(self.tr[node * K.TR_W + K.TR_CHILD])
-        while ch != -1:
-            if int(self.tr[ch * K.TR_W + K.TR_MOVE]) == code:
-                return ch
-            ch = int(self.tr[ch * K.TR_W + K.TR_SIB])
-        return None
+        return next((ch for ch, c, _, _ in self.children(node) if c == code), None)
 
     def ensure(self, nodes: int) -> None:
         """Room for ``nodes`` nodes."""
