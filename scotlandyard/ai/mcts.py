@@ -93,7 +93,6 @@ from ..board import london
 from ..game import Game
 from ..kernel import _kernel as K
 from ..kernel.fast import (
-    CAL_TICKETS,
     Kernel,
     PlayoutPolicy,
     _params,
@@ -167,7 +166,6 @@ class MCTSOptions:
     epsilon_detectives: float = 0.2
     model_epsilon: float | None = None
     cal_target: str = "actual"
-    cal_tickets: str = "any"
     move_filter: bool = True
     categorization: bool = True
     categorization_weights: CategoryWeights | str | Path | Mapping[str, Any] | None = None
@@ -192,7 +190,6 @@ class MCTSOptions:
     ticket_reserve: float = 0.0
     mr_x_nodes: str = "move"
     keep_tree: bool = False
-    count: str = "iterations"
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -239,8 +236,6 @@ class MCTSOptions:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
         choice("cal_target", ("actual", "possible"))
-        choice("cal_tickets", CAL_TICKETS)
-        choice("count", ("iterations", "playouts"))
         choice("roulette", ROULETTES)
         choice("attach_budget", ATTACH_BUDGETS)
         choice("model_playouts", MODEL_PLAYOUTS)
@@ -259,7 +254,7 @@ class MCTSOptions:
     def policy(self) -> PlayoutPolicy:
         """The playout policy these options describe."""
         return PlayoutPolicy(self.epsilon_mr_x, self.epsilon_detectives, self.cal_target,
-                             self.move_filter, self.cal_tickets)
+                             self.move_filter)
 
     def policy_for(self, side: str) -> PlayoutPolicy:
         """The playout policy of ``side``'s search: with ``mr_x_model="public"`` Mr X's search
@@ -268,8 +263,7 @@ class MCTSOptions:
         if side == "mr_x" and self.mr_x_model != "paranoid":
             target = "possible" if self.mr_x_model == "public" else "hypothesis"
             eps = self.epsilon_detectives if self.model_epsilon is None else self.model_epsilon
-            return PlayoutPolicy(self.epsilon_mr_x, eps, target, self.move_filter,
-                                 self.cal_tickets)
+            return PlayoutPolicy(self.epsilon_mr_x, eps, target, self.move_filter)
         return self.policy
 
 
@@ -297,8 +291,7 @@ NW_SETTINGS: dict[str, Any] = {
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
-NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False,
-                         "cal_tickets": "any", "count": "iterations"}
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -443,11 +436,6 @@ class _Tree:
     def iterations(self) -> int:
         """Iterations run in this tree."""
         return int(self.mt[K.MT_ITERS])
-
-    @property
-    def playouts(self) -> int:
-        """Iterations of this tree that ran a playout."""
-        return int(self.mt[K.MT_PLAYS])
 
     @property
     def nodes(self) -> int:
@@ -644,16 +632,7 @@ class MCTSSearch:
             return
         if not self.separate:
             assert self._tree is not None
-            tree = self._tree
-            if self.options.count == "playouts":
-                # the budget counts playouts: iterations that end in the tree (a capture
-                # there) are free, up to ten times the budget in all
-                p0, i0 = tree.playouts, tree.iterations
-                while tree.playouts - p0 < iterations and \
-                        tree.iterations - i0 < 10 * iterations:
-                    tree.run(iterations - (tree.playouts - p0))
-                return
-            tree.run(iterations)
+            self._tree.run(iterations)
             return
         for station, quota in self._plan(iterations):
             self._run_tree(station, quota, None)

@@ -148,9 +148,6 @@ PF_XNODE = 12     # the detectives' search: Mr X's nodes in the tree are his mov
 #                   the detectives see of them (1: the tickets, a station only on a reveal;
 #                   the station then drawn by his playout policy among that node's moves)
 PF_LEN = 13
-#: A bit of ``pf[PF_TARGET]``: among the CAL moves as close to the target, the cheapest ticket
-#: (taxi, then bus, then underground) instead of a random one.
-TARGET_THRIFT = 4
 
 # Mr X's move filter (``filt``, PF_FILT / PF_PFILT), bits: 0 none; FILT_ON the filter (black
 # tickets and double moves); FILT_NODOUBLE with it, no double-move test (black only);
@@ -177,7 +174,6 @@ TR_W = 5          # ints per node
 MT_NODES = 0
 MT_ITERS = 1
 MT_PLIES = 2      # playout plies played
-MT_PLAYS = 3      # iterations that ran a playout (the others ended in the tree)
 MT_LEN = 4
 
 # ---- scratch layout -------------------------------------------------------------------------------
@@ -1070,8 +1066,6 @@ def choose_hunter(st: IntBuf, ru: Ints, bd: Ints, eps: float, target_mode: int, 
     with ``target_mode`` 1 a location drawn from the possible locations afresh, with 2 the
     hunters' one hypothesis among them, :func:`hypothesis`); with ``target_mode`` 3 MTD (the
     smallest total distance to the possible locations)."""
-    thrift = target_mode & TARGET_THRIFT
-    target_mode = target_mode & 3
     i = st[ST_TURN]
     n = gen_hunter(st, bd, i, buf, 0, 1)
     if n == 1 and ru[RU_FREE] != 0 and ((buf[0] >> 20) & 15) == T_PASS:
@@ -1130,8 +1124,6 @@ def choose_hunter(st: IntBuf, ru: Ints, bd: Ints, eps: float, target_mode: int, 
     for j in range(n):
         c = buf[j]
         dd = bd[BD_DIST + ((c >> 12) & 255) * NS + target]
-        if thrift != 0:
-            dd = dd * 4 + ((c >> 20) & 15)
         if dd < best:
             best = dd
             bestcode = c
@@ -1520,7 +1512,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
         if work[ST_OUT] == OUT_NONE:
             nm = playout(work, ru, bd, pa, pf, rng, buf, sc, imv, nm)
             mt[MT_PLIES] += nm - ntree
-            mt[MT_PLAYS] += 1
         out = work[ST_OUT]
         capt = work[ST_CAPT]
         # coalition reduction from the root hunter's side: the piece of the root's child

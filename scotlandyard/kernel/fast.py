@@ -411,9 +411,6 @@ class PlayoutResult:
 
 #: The detectives' playout targets (``PlayoutPolicy.cal_target``), in the kernel's numbering.
 CAL_TARGETS = ("actual", "possible", "hypothesis")
-#: How the detectives' playout move picks a ticket among moves as close to the target:
-#: ``"any"`` at random, ``"thrift"`` the cheapest (taxi, then bus, then underground).
-CAL_TICKETS = ("any", "thrift")
 
 
 @dataclass(frozen=True)
@@ -428,7 +425,6 @@ class PlayoutPolicy:
     epsilon_detectives: float = 0.2
     cal_target: str = "actual"
     move_filter: bool = True
-    cal_tickets: str = "any"
 
     def __post_init__(self) -> None:
         for name in ("epsilon_mr_x", "epsilon_detectives"):
@@ -438,8 +434,6 @@ class PlayoutPolicy:
         if self.cal_target not in CAL_TARGETS:
             raise ValueError(f"cal_target is 'actual', 'possible' or 'hypothesis', "
                              f"not {self.cal_target!r}")
-        if self.cal_tickets not in CAL_TICKETS:
-            raise ValueError(f"cal_tickets is 'any' or 'thrift', not {self.cal_tickets!r}")
 
 
 def _params(kern: Kernel, policy: PlayoutPolicy, c: float = 0.5, w: float = 5.0, r: float = 0.1,
@@ -455,8 +449,7 @@ def _params(kern: Kernel, policy: PlayoutPolicy, c: float = 0.5, w: float = 5.0,
     pf[K.PF_PH] = int(ph)
     pf[K.PF_HPLAY] = int(hplay)
     pf[K.PF_FILT] = int(policy.move_filter)
-    pf[K.PF_TARGET] = CAL_TARGETS.index(policy.cal_target) | (
-        K.TARGET_THRIFT if policy.cal_tickets == "thrift" else 0)
+    pf[K.PF_TARGET] = CAL_TARGETS.index(policy.cal_target)
     pf[K.PF_SAMPLE] = int(sample)
     pf[K.PF_NLOCS] = nlocs
     return kern.floats(pa), kern.ints(pf)
