@@ -147,8 +147,7 @@ PF_COAL = 11      # coalition reduction from the root hunter's side (1) or per p
 PF_XNODE = 12     # the detectives' search: Mr X's nodes in the tree are his moves (0) or what
 #                   the detectives see of them (1: the tickets, a station only on a reveal;
 #                   the station then drawn by his playout policy among that node's moves)
-PF_UNTRIED = 13   # the next untried child: at random (0) or the best history mean first (1)
-PF_LEN = 14
+PF_LEN = 13
 
 # Mr X's move filter (``filt``, PF_FILT / PF_PFILT), bits: 0 none; FILT_ON the filter (black
 # tickets and double moves); FILT_NODOUBLE with it, no double-move test (black only);
@@ -1473,26 +1472,7 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
             untried = n - matched
             chosen = -1
             nxt = -1
-            if untried > 0 and pf[PF_UNTRIED] != 0 and use_ph:
-                # the untried move with the best history mean first (ties, and moves without
-                # history at the mean 0, at random)
-                hbest = -1.0
-                hties = 0
-                for j in range(n):
-                    if sc[SC_HF + sc[SC_LS + j]] == 0:
-                        key = hkey(buf[j])
-                        hv = 0.0
-                        if hc[key] > 0:
-                            hv = hs[key] / hc[key]
-                        if hv > hbest:
-                            hbest = hv
-                            chosen = buf[j]
-                            hties = 1
-                        elif hv == hbest:
-                            hties += 1
-                            if rand_below(rng, hties) == 0:
-                                chosen = buf[j]
-            elif untried > 0:
+            if untried > 0:
                 pick = rand_below(rng, untried)
                 for j in range(n):
                     if sc[SC_HF + sc[SC_LS + j]] == 0:
@@ -1500,7 +1480,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
                             chosen = buf[j]
                             break
                         pick -= 1
-            if untried > 0:
                 if mt[MT_NODES] < cap_nodes and depth + 1 < cap_path:
                     nxt = mt[MT_NODES]
                     mt[MT_NODES] = nxt + 1
