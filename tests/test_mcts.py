@@ -74,8 +74,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
-    assert NW_OFF == {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False,
-                      "untried": "random"}
+    assert NW_OFF == {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
     assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
@@ -95,7 +94,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
 
 #: The nw table's file and the kernel's search code, pinned (see the test above).
 NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
-NW_KERNEL_SHA256 = "b89f630ffc5b937cca64b3772e91c8d7942aebf4ae8bef7a5c1ac7e3c83c6787"
+NW_KERNEL_SHA256 = "9753ab967ebd34992907cb9fd9b9351dc7f8d2c99910ce80629c4d683b136386"
 
 
 def test_kernel_source_hash_follows_the_functions_the_search_calls(monkeypatch):

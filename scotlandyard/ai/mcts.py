@@ -150,7 +150,7 @@ BLACK_EXEMPTIONS = ("ferry_line", "boat_station")
 #: union over the possible locations) or what the detectives see of it (``"seen"``: the
 #: tickets, a station only on a reveal slot; the station drawn by his playout policy among the
 #: moves the node stands for).
-MR_X_NODES = ("move", "seen", "policy")
+MR_X_NODES = ("move", "seen")
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,6 @@ class MCTSOptions:
     ticket_reserve: float = 0.0
     mr_x_nodes: str = "move"
     keep_tree: bool = False
-    untried: str = "random"
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -244,7 +243,6 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
-        choice("untried", ("random", "policy"))
         choice("mr_x_model", MR_X_MODELS)
         choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
@@ -293,8 +291,7 @@ NW_SETTINGS: dict[str, Any] = {
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
-NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False,
-                         "untried": "random"}
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -537,9 +534,7 @@ class MCTSSearch:
             self._pa[K.PA_R] = 0.0  # r is the seekers' (their own search) only
         # coalition reduction from the root hunter's side (the thesis): the detectives' search
         self._pf[K.PF_COAL] = int(opts.coalition == "root" and view.side == "detectives")
-        self._pf[K.PF_XNODE] = (MR_X_NODES.index(opts.mr_x_nodes)
-                                if view.side == "detectives" else 0)
-        self._pf[K.PF_UNTRIED] = 2 if opts.untried == "policy" else 0
+        self._pf[K.PF_XNODE] = int(opts.mr_x_nodes == "seen" and view.side == "detectives")
         if opts.move_filter:
             filt = K.FILT_ON | (K.FILT_BOAT if opts.black_exemption == "boat_station" else 0)
             # the double-move test: FILT_NODOUBLE leaves it out (the tree: PF_FILT; the

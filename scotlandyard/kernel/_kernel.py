@@ -146,10 +146,8 @@ PF_PFILT = 10     # the playouts' Mr X move filter (FILT_* bits; 0: the same as 
 PF_COAL = 11      # coalition reduction from the root hunter's side (1) or per piece (0)
 PF_XNODE = 12     # the detectives' search: Mr X's nodes in the tree are his moves (0) or what
 #                   the detectives see of them (1: the tickets, a station only on a reveal;
-#                   the station then drawn by his playout policy among that node's moves;
-#                   2: none, his moves in the tree made by his playout policy)
-PF_UNTRIED = 13   # the next untried child: at random (0) or the playout policy's choice (2)
-PF_LEN = 14
+#                   the station then drawn by his playout policy among that node's moves)
+PF_LEN = 13
 
 # Mr X's move filter (``filt``, PF_FILT / PF_PFILT), bits: 0 none; FILT_ON the filter (black
 # tickets and double moves); FILT_NODOUBLE with it, no double-move test (black only);
@@ -1137,35 +1135,6 @@ def choose_hunter(st: IntBuf, ru: Ints, bd: Ints, eps: float, target_mode: int, 
     return bestcode
 
 
-def policy_score(st: IntBuf, bd: Ints, code: int, target: int) -> int:
-    """The greedy playout policy's score of ``code`` (higher is preferred): Mr X's MCD
-    score, a hunter's minus its distance to the target (MTD: to the possible locations)."""
-    if st[ST_TURN] == 0:
-        t1 = (code >> 20) & 15
-        t2 = (code >> 8) & 15
-        score = closest_hunter(st, bd, code) * 4
-        if t2 == T_NONE:
-            score += 2
-        if t1 != T_BLACK and t2 != T_BLACK:
-            score += 1
-        return score
-    if ((code >> 20) & 15) == T_PASS:
-        return -(1 << 40)
-    row = BD_DIST + ((code >> 12) & 255) * NS
-    if target == 3 and bel_count(st) > 0:
-        tot = 0
-        for w in range(NW):
-            bits = st[ST_BEL + w]
-            e = w * BW
-            while bits != 0:
-                if bits & 1:
-                    tot += bd[row + e]
-                bits >>= 1
-                e += 1
-        return -tot
-    return -bd[row + st[ST_POS]]
-
-
 def playout(st: IntBuf, ru: Ints, bd: Ints, pa: Floats, pf: Ints, rng: IntBuf, buf: IntBuf,
             sc: IntBuf, moves: IntBuf, k: int) -> int:
     """Play ``st`` to the end with the epsilon-greedy policies. Moves are written to ``moves``
@@ -1393,9 +1362,7 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
     rootx = pf[PF_ROOTX] != 0
     epsd = pa[PA_EPSD]
     target = pf[PF_TARGET]
-    xnode = pf[PF_XNODE] == 1 and sample
-    xpol = pf[PF_XNODE] == 2 and sample
-    upol = pf[PF_UNTRIED] == 2
+    xnode = pf[PF_XNODE] != 0 and sample
     epsx = pa[PA_EPSX]
     half = len(buf) // 2
     cap_nodes = len(tv)
@@ -1420,14 +1387,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
                 # open loop: a hunter moves by its playout policy, no node (Mr X's next
                 # decision is a child of his last move's node)
                 chosen = choose_hunter(work, ru, bd, epsd, target, rng, buf)
-                apply_move(work, ru, bd, chosen)
-                if nm < len(imv):
-                    imv[nm] = chosen
-                    nm += 1
-                continue
-            if xpol and work[ST_TURN] == 0 and depth > 0:
-                # the detectives' tree without Mr X's nodes: his playout policy moves him
-                chosen = choose_mrx(work, ru, bd, epsx, filt, rng, buf, sc)
                 apply_move(work, ru, bd, chosen)
                 if nm < len(imv):
                     imv[nm] = chosen
@@ -1513,22 +1472,7 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
             untried = n - matched
             chosen = -1
             nxt = -1
-            if untried > 0 and upol and nx == 0:
-                # the playout policy's greedy choice among the untried moves (ties at random)
-                pbest = -(1 << 50)
-                pties = 0
-                for j in range(n):
-                    if sc[SC_HF + sc[SC_LS + j]] == 0:
-                        ps = policy_score(work, bd, buf[j], target)
-                        if ps > pbest:
-                            pbest = ps
-                            chosen = buf[j]
-                            pties = 1
-                        elif ps == pbest:
-                            pties += 1
-                            if rand_below(rng, pties) == 0:
-                                chosen = buf[j]
-            elif untried > 0:
+            if untried > 0:
                 pick = rand_below(rng, untried)
                 for j in range(n):
                     if sc[SC_HF + sc[SC_LS + j]] == 0:
@@ -1536,7 +1480,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
                             chosen = buf[j]
                             break
                         pick -= 1
-            if untried > 0:
                 if mt[MT_NODES] < cap_nodes and depth + 1 < cap_path:
                     nxt = mt[MT_NODES]
                     mt[MT_NODES] = nxt + 1
