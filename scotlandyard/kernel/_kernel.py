@@ -156,6 +156,10 @@ PF_LEN = 13
 FILT_ON = 1
 FILT_NODOUBLE = 2
 FILT_BOAT = 4
+#: the attach rule in the move generator (the seekers' model of the hider): with a double move
+#: left, a single step onto a station a hunter can reach is replaced by the double moves that
+#: begin with it, and those are the only double moves (the double-move test is not made)
+FILT_ATTACH = 8
 
 #: The information term's reference: a possible set this large (or larger) hides Mr X fully.
 INFO_REF = 32
@@ -531,13 +535,14 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
     black2 = True
     dbl = st[ST_SUP + 4] > 0 and nlog + 2 <= ru[RU_SLOTS] and ns > 0
     boat = (filt & FILT_BOAT) != 0
+    attach = dbl and filt != 0 and (filt & FILT_ATTACH) != 0 and (filt & FILT_NODOUBLE) == 0
     if filt != 0:
         early = st[ST_ROUND] <= 2
         black1 = not (early or all_taxi_only(st, bd) or ru[RU_REV + nlog + 1] != 0)
         # the second step's taxi-only test is made on the possible locations after the first
         # step (below, per first step); here only the round and the reveal slot
         black2 = not (early or ru[RU_REV + nlog + 2] != 0)
-        if dbl and (filt & FILT_NODOUBLE) == 0:
+        if dbl and not attach and (filt & FILT_NODOUBLE) == 0:
             # in danger only if every single move lands next to a hunter: a quick look at the
             # distance table first, then the exact test (lines the hunters have tickets for)
             nh = st[ST_N]
@@ -560,9 +565,13 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
                 mark_reach(st, bd, sc, 0)
     # the ferry exception: a black ticket on a ferry line is never filtered (it is the only
     # ticket that line takes); with FILT_BOAT, no black ticket from a boat station is
+    if attach:
+        mark_reach(st, bd, sc, 1)
     k = 0
     for j in range(ns):
         t = sc[SC_T + j]
+        if attach and sc[SC_REACH + sc[SC_T + 64 + j]] != 0:
+            continue
         if t == T_BLACK and not black1 and not (bd[BD_NBC + 3 * NS + x] > 0 if boat else
                                               is_ferry(bd, x, sc[SC_T + 64 + j])):
             continue
@@ -580,9 +589,12 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
         for j in range(ns):
             t1 = sc[SC_T + j]
             d1 = sc[SC_T + 64 + j]
+            if attach and sc[SC_REACH + d1] == 0:
+                continue
             if t1 == T_BLACK and not black1 and not (bd[BD_NBC + 3 * NS + x] > 0 if boat
                                                    else is_ferry(bd, x, d1)):
                 continue
+            k0 = k
             b2 = black2
             if filt != 0 and b2:
                 if rev1:
@@ -629,6 +641,12 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
                     continue
                 buf[k] = (t1 << 20) | (d1 << 12) | (t2 << 8) | sc[SC_T2 + 64 + m]
                 k += 1
+            if attach and k == k0:
+                # no double move begins with this step: the single step stays
+                buf[k] = (t1 << 20) | (d1 << 12) | (T_NONE << 8)
+                k += 1
+    if attach:
+        mark_reach(st, bd, sc, 0)
     return k
 
 
