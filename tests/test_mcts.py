@@ -95,7 +95,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
 
 #: The nw table's file and the kernel's search code, pinned (see the test above).
 NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
-NW_KERNEL_SHA256 = "ddda77c7a5b2063fb8685276ab9c6d0d61db4e4286a4144db0e31346cbbe930d"
+NW_KERNEL_SHA256 = "4d29a1beb73122190d7bf66dacaa959991947bcc4a3c1c0b8c3f8a0c2f62c59c"
 
 
 def test_kernel_source_hash_follows_the_functions_the_search_calls(monkeypatch):
@@ -1440,3 +1440,43 @@ def test_attach_model_replaces_a_reachable_single_step_by_the_doubles_that_begin
         assert unreachable <= set(singles)
         both += bool(doubles) and bool(singles)
     assert both > 0
+
+
+def test_attach_in_the_playouts_turns_a_reachable_single_step_into_a_double_move():
+    """FILT_ATTACH in the playouts' filter (experimental ``attach_model``): Mr X's MCD choice
+    is made among his filtered moves; when it is a single step onto a station a hunter can
+    reach and he has a double move, he plays a double move that begins with that step; an
+    unreachable single step is played as it is."""
+    import random
+
+    from scotlandyard import Game, Rules
+    from scotlandyard.kernel import _kernel as K
+    from scotlandyard.kernel.fast import board_table, rules_table, state_of_game
+    rules = Rules.classic(detectives=5)
+    bd = board_table(rules.board)
+    ru = rules_table(rules)
+    attached = plain = 0
+    for seed in range(30):
+        game = Game.new(rules, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over() and (game.round < 4 or game.side_to_move != "mr_x"):
+            game.push(rng.choice([m for m in game.legal_moves() if not m.is_double]))
+        if game.is_over():
+            continue
+        st = state_of_game(game)
+        sc = [0] * K.SC_LEN
+        K.mark_reach(st, bd, sc, 1)
+        for k in range(20):
+            r1, r2 = [seed * 100 + k + 1], [seed * 100 + k + 1]
+            c0 = K.choose_mrx(st, ru, bd, 0.5, K.FILT_ON, r1, [0] * K.BUF_LEN,
+                              [0] * K.SC_LEN)
+            c1 = K.choose_mrx(st, ru, bd, 0.5, K.FILT_ON | K.FILT_ATTACH, r2,
+                              [0] * K.BUF_LEN, [0] * K.SC_LEN)
+            first = c1 >> 12 if (c1 >> 8) & 15 == K.T_NONE else c1 >> 12 & 255
+            if (c0 >> 8) & 15 == K.T_NONE and sc[K.SC_REACH + ((c0 >> 12) & 255)]:
+                assert (c1 >> 8) & 15 != K.T_NONE and c1 >> 12 == c0 >> 12
+                attached += 1
+            else:
+                assert c1 == c0 and first == c0 >> 12
+                plain += 1
+    assert attached > 0 and plain > 0

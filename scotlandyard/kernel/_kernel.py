@@ -1011,10 +1011,56 @@ def closest_hunter(st: IntBuf, bd: Ints, code: int) -> int:
     return md
 
 
-def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBuf, buf: IntBuf,
-               sc: IntBuf) -> int:
+def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBuf,
+               buf: IntBuf, sc: IntBuf) -> int:
     """Mr X: with probability ``eps`` a random move, else MCD (maximize the distance to the
-    closest detective; ties: single before double, non-black before black, then random)."""
+    closest detective; ties: single before double, non-black before black, then random).
+    With FILT_ATTACH in ``filt``, his attach rule after the choice: a single step onto a
+    station a hunter can reach becomes the first step of a double move (while he has one),
+    its second step chosen the same way among the double moves that begin with it."""
+    attach = (filt & FILT_ATTACH) != 0
+    if attach:
+        filt -= FILT_ATTACH
+    code = choose_mrx_plain(st, ru, bd, eps, filt, rng, buf, sc)
+    if not attach or st[ST_TAKE] != 0 or ((code >> 8) & 15) != T_NONE:
+        return code
+    t1 = (code >> 20) & 15
+    d1 = (code >> 12) & 255
+    n = gen_mrx_raw(st, ru, bd, filt | FILT_ATTACH, buf, sc)
+    m = 0
+    for j in range(n):
+        c = buf[j]
+        if ((c >> 8) & 15) != T_NONE and ((c >> 20) & 15) == t1 and ((c >> 12) & 255) == d1:
+            buf[m] = c
+            m += 1
+    if m == 0:
+        return code
+    if m == 1:
+        return buf[0]
+    if rand_unit(rng) < eps:
+        return buf[rand_below(rng, m)]
+    best = -1
+    bestcode = buf[0]
+    ties = 0
+    for j in range(m):
+        c = buf[j]
+        score = closest_hunter(st, bd, c) * 2
+        if ((c >> 8) & 15) != T_BLACK:
+            score += 1
+        if score > best:
+            best = score
+            bestcode = c
+            ties = 1
+        elif score == best:
+            ties += 1
+            if rand_below(rng, ties) == 0:
+                bestcode = c
+    return bestcode
+
+
+def choose_mrx_plain(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBuf,
+                     buf: IntBuf, sc: IntBuf) -> int:
+    """Mr X's ε-greedy MCD choice among his (filtered) moves (see choose_mrx)."""
     n = gen_mrx(st, ru, bd, filt, buf, sc)
     if n == 1:
         return buf[0]
