@@ -190,7 +190,6 @@ class MCTSOptions:
     ticket_reserve: float = 0.0
     mr_x_nodes: str = "move"
     keep_tree: bool = False
-    attach_model: str = "off"
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -244,7 +243,6 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
-        choice("attach_model", ("off", "playouts", "search"))
         choice("mr_x_model", MR_X_MODELS)
         choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
@@ -293,8 +291,7 @@ NW_SETTINGS: dict[str, Any] = {
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
-NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False,
-                          "attach_model": "off"}
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -547,13 +544,6 @@ class MCTSSearch:
                 opts.double_filter == "except_own_playouts" and view.side != "mr_x")
             self._pf[K.PF_FILT] = filt | (0 if tree_test else K.FILT_NODOUBLE)
             self._pf[K.PF_PFILT] = filt | (0 if playout_test else K.FILT_NODOUBLE)
-            if opts.attach_model != "off" and opts.attach_double:
-                # the hider's attach rule wherever a search plays him: in the playouts
-                # (``"playouts"``; Mr X's own search too) or in the seekers' tree too
-                # (``"search"``)
-                self._pf[K.PF_PFILT] |= K.FILT_ATTACH
-                if opts.attach_model == "search" and view.side == "detectives":
-                    self._pf[K.PF_FILT] |= K.FILT_ATTACH
         if view.side == "mr_x":
             # Mr X's search: playouts stop ``horizon`` of his moves after the leaf, valued by
             # K.leaf_value (not caught, less the information term)
