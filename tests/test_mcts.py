@@ -74,8 +74,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
-    assert NW_OFF == {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False,
-                      "attach_model": "off", "untried": "random"}
+    assert NW_OFF == {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
     assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
@@ -95,7 +94,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
 
 #: The nw table's file and the kernel's search code, pinned (see the test above).
 NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
-NW_KERNEL_SHA256 = "e5bb38844e3dc95c1eaeb652239ad4f475a9e4ff9f8e3f1e26da69d9f587d55e"
+NW_KERNEL_SHA256 = "9753ab967ebd34992907cb9fd9b9351dc7f8d2c99910ce80629c4d683b136386"
 
 
 def test_kernel_source_hash_follows_the_functions_the_search_calls(monkeypatch):
@@ -1399,84 +1398,3 @@ def test_keep_tree_continues_a_teammates_tree_and_never_after_a_hidden_move():
     assert make_agent("nw", side="detectives", **PURE).options.keep_tree is False
     with pytest.raises(ValueError, match="keep_tree is true or false"):
         MCTSOptions(keep_tree=1)
-
-
-def test_attach_model_replaces_a_reachable_single_step_by_the_doubles_that_begin_with_it():
-    """FILT_ATTACH (experimental ``attach_model``): with a double move left, Mr X's generated
-    moves hold no single step onto a station a hunter can reach; every double move begins
-    with such a step; the unreachable single steps stay."""
-    import random
-
-    from scotlandyard import Game, Rules
-    from scotlandyard.kernel import _kernel as K
-    from scotlandyard.kernel.fast import board_table, rules_table, state_of_game
-    rules = Rules.classic(detectives=5)
-    bd = board_table(rules.board)
-    ru = rules_table(rules)
-    both = 0
-    for seed in range(30):
-        game = Game.new(rules, seed=seed)
-        rng = random.Random(seed)
-        while not game.is_over() and (game.round < 4 or game.side_to_move != "mr_x"):
-            game.push(rng.choice([m for m in game.legal_moves() if not m.is_double]))
-        if game.is_over():
-            continue
-        st = state_of_game(game)
-        buf, sc = [0] * K.BUF_LEN, [0] * K.SC_LEN
-        n = K.gen_mrx_raw(st, ru, bd, K.FILT_ON | K.FILT_ATTACH, buf, sc)
-        assert n > 0
-        assert not any(sc[K.SC_REACH:K.SC_REACH + K.NS])  # the scratch flags left clear
-        K.mark_reach(st, bd, sc, 1)
-        reach = {d for d in range(1, K.NS) if sc[K.SC_REACH + d]}
-        singles = [c for c in buf[:n] if (c >> 8) & 15 == K.T_NONE]
-        doubles = [c for c in buf[:n] if (c >> 8) & 15 != K.T_NONE]
-        assert all((c >> 12) & 255 in reach for c in doubles)
-        assert all((c >> 12) & 255 not in reach or
-                   not any(d >> 12 == c >> 12 for d in doubles) for c in singles)
-        plain = [0] * K.BUF_LEN
-        m = K.gen_mrx_raw(st, ru, bd, K.FILT_ON, plain, [0] * K.SC_LEN)
-        unreachable = {c for c in plain[:m] if (c >> 8) & 15 == K.T_NONE
-                       and (c >> 12) & 255 not in reach}
-        assert unreachable <= set(singles)
-        both += bool(doubles) and bool(singles)
-    assert both > 0
-
-
-def test_attach_in_the_playouts_turns_a_reachable_single_step_into_a_double_move():
-    """FILT_ATTACH in the playouts' filter (experimental ``attach_model``): Mr X's MCD choice
-    is made among his filtered moves; when it is a single step onto a station a hunter can
-    reach and he has a double move, he plays a double move that begins with that step; an
-    unreachable single step is played as it is."""
-    import random
-
-    from scotlandyard import Game, Rules
-    from scotlandyard.kernel import _kernel as K
-    from scotlandyard.kernel.fast import board_table, rules_table, state_of_game
-    rules = Rules.classic(detectives=5)
-    bd = board_table(rules.board)
-    ru = rules_table(rules)
-    attached = plain = 0
-    for seed in range(30):
-        game = Game.new(rules, seed=seed)
-        rng = random.Random(seed)
-        while not game.is_over() and (game.round < 4 or game.side_to_move != "mr_x"):
-            game.push(rng.choice([m for m in game.legal_moves() if not m.is_double]))
-        if game.is_over():
-            continue
-        st = state_of_game(game)
-        sc = [0] * K.SC_LEN
-        K.mark_reach(st, bd, sc, 1)
-        for k in range(20):
-            r1, r2 = [seed * 100 + k + 1], [seed * 100 + k + 1]
-            c0 = K.choose_mrx(st, ru, bd, 0.5, K.FILT_ON, r1, [0] * K.BUF_LEN,
-                              [0] * K.SC_LEN)
-            c1 = K.choose_mrx(st, ru, bd, 0.5, K.FILT_ON | K.FILT_ATTACH, r2,
-                              [0] * K.BUF_LEN, [0] * K.SC_LEN)
-            first = c1 >> 12 if (c1 >> 8) & 15 == K.T_NONE else c1 >> 12 & 255
-            if (c0 >> 8) & 15 == K.T_NONE and sc[K.SC_REACH + ((c0 >> 12) & 255)]:
-                assert (c1 >> 8) & 15 != K.T_NONE and c1 >> 12 == c0 >> 12
-                attached += 1
-            else:
-                assert c1 == c0 and first == c0 >> 12
-                plain += 1
-    assert attached > 0 and plain > 0

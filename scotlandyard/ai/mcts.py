@@ -121,7 +121,7 @@ DEFAULT_PLAYOUTS = 1000
 
 
 DETERMINIZATION_MODES = ("single", "separate")
-MR_X_MODELS = ("paranoid", "public", "hypothesis", "open")
+MR_X_MODELS = ("paranoid", "public", "hypothesis")
 BELIEF_MODELS = ("categorization", "policy", "learned")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
@@ -190,8 +190,6 @@ class MCTSOptions:
     ticket_reserve: float = 0.0
     mr_x_nodes: str = "move"
     keep_tree: bool = False
-    attach_model: str = "off"
-    untried: str = "random"
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -245,8 +243,6 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
-        choice("attach_model", ("off", "playouts", "search"))
-        choice("untried", ("random", "history"))
         choice("mr_x_model", MR_X_MODELS)
         choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
@@ -264,7 +260,7 @@ class MCTSOptions:
         """The playout policy of ``side``'s search: with ``mr_x_model="public"`` Mr X's search
         has the detectives chase a station drawn from the public possible locations, with
         ``model_epsilon`` (when given) as their ε instead of ``epsilon_detectives``."""
-        if side == "mr_x" and self.mr_x_model in ("public", "hypothesis"):
+        if side == "mr_x" and self.mr_x_model != "paranoid":
             target = "possible" if self.mr_x_model == "public" else "hypothesis"
             eps = self.epsilon_detectives if self.model_epsilon is None else self.model_epsilon
             return PlayoutPolicy(self.epsilon_mr_x, eps, target, self.move_filter)
@@ -295,8 +291,7 @@ NW_SETTINGS: dict[str, Any] = {
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
-NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False,
-                          "attach_model": "off", "untried": "random"}
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -532,7 +527,7 @@ class MCTSSearch:
             opts.coalition_reduction, opts.progressive_history, opts.history_playouts, sample,
             len(locs))
         self._pf[K.PF_OPEN] = int(view.side == "mr_x" and opts.mr_x_model != "paranoid")
-        if view.side == "mr_x" and opts.mr_x_model in ("paranoid", "open") and \
+        if view.side == "mr_x" and opts.mr_x_model == "paranoid" and \
                 opts.model_playouts == "mtd":
             self._pf[K.PF_TARGET] = 3  # the simulated detectives play MTD
         if view.side == "mr_x" and not opts.mr_x_reduction:
@@ -540,7 +535,6 @@ class MCTSSearch:
         # coalition reduction from the root hunter's side (the thesis): the detectives' search
         self._pf[K.PF_COAL] = int(opts.coalition == "root" and view.side == "detectives")
         self._pf[K.PF_XNODE] = int(opts.mr_x_nodes == "seen" and view.side == "detectives")
-        self._pf[K.PF_UNTRIED] = int(opts.untried == "history")
         if opts.move_filter:
             filt = K.FILT_ON | (K.FILT_BOAT if opts.black_exemption == "boat_station" else 0)
             # the double-move test: FILT_NODOUBLE leaves it out (the tree: PF_FILT; the
@@ -550,13 +544,6 @@ class MCTSSearch:
                 opts.double_filter == "except_own_playouts" and view.side != "mr_x")
             self._pf[K.PF_FILT] = filt | (0 if tree_test else K.FILT_NODOUBLE)
             self._pf[K.PF_PFILT] = filt | (0 if playout_test else K.FILT_NODOUBLE)
-            if opts.attach_model != "off" and opts.attach_double:
-                # the hider's attach rule wherever a search plays him: in the playouts
-                # (``"playouts"``; Mr X's own search too) or in the seekers' tree too
-                # (``"search"``)
-                self._pf[K.PF_PFILT] |= K.FILT_ATTACH
-                if opts.attach_model == "search" and view.side == "detectives":
-                    self._pf[K.PF_FILT] |= K.FILT_ATTACH
         if view.side == "mr_x":
             # Mr X's search: playouts stop ``horizon`` of his moves after the leaf, valued by
             # K.leaf_value (not caught, less the information term)
