@@ -70,7 +70,8 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "black_exemption": "boat_station", "categorization": True,
         "categorization_weights": "thesis", "roulette": "one_step",
         "belief": "categorization", "critical": False, "attach_double": True,
-        "attach_budget": "shared", "mr_x_model": "paranoid", "horizon": 0, "horizon_step": 0,
+        "attach_budget": "shared", "mr_x_model": "open", "attach_model": "playouts",
+        "horizon": 0, "horizon_step": 0,
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
@@ -94,7 +95,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
 
 #: The nw table's file and the kernel's search code, pinned (see the test above).
 NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
-NW_KERNEL_SHA256 = "9753ab967ebd34992907cb9fd9b9351dc7f8d2c99910ce80629c4d683b136386"
+NW_KERNEL_SHA256 = "4d29a1beb73122190d7bf66dacaa959991947bcc4a3c1c0b8c3f8a0c2f62c59c"
 
 
 def test_kernel_source_hash_follows_the_functions_the_search_calls(monkeypatch):
@@ -754,6 +755,30 @@ def test_public_mr_x_tree_holds_only_his_moves_and_paranoid_holds_the_detectives
     assert paranoid.options.policy_for("mr_x").cal_target == "actual"
 
 
+def test_open_mr_x_tree_holds_only_his_moves_and_the_detectives_play_mtd_in_it():
+    """``mr_x_model="open"`` (nw's, the thesis's 7.5): Mr X's tree holds his moves only; the
+    detectives between them, in the tree as in the playouts, play MTD (towards his possible
+    locations, never his true station) with ``model_playouts="mtd"``, else CAL."""
+    game = advance(Game.new(Rules.classic(), seed=4), 11, 4)
+    while game.to_move != "X":
+        game = advance(game, 1, 4)
+    view = game.view("X")
+    search = MCTSSearch(view, MCTSOptions(mr_x_model="open", model_playouts="mtd", **PURE),
+                        seed=3)
+    search.run(150)
+    seen, todo = set(), [0]
+    while todo:
+        for child, code, _, _ in search.node_children(todo.pop()):
+            seen.add(code >> 24)
+            todo.append(child)
+    assert seen == {0} and search.nodes > 30
+    assert search._pf[K.PF_OPEN] == 1 and search._pf[K.PF_TARGET] == 3
+    cal = MCTSSearch(view, MCTSOptions(mr_x_model="open", model_playouts="cal", **PURE), seed=3)
+    assert cal._pf[K.PF_OPEN] == 1 and cal._pf[K.PF_TARGET] == 0
+    # no public target: the policy's own CAL target is left as it is (MTD replaces it)
+    assert search.options.policy_for("mr_x").cal_target == "actual"
+
+
 def test_hypothesis_target_walks_a_path_consistent_with_the_public_facts():
     game = detective_position()
     state = F.state_of_game(game)
@@ -1096,6 +1121,7 @@ def test_double_filter_settings_say_which_searches_test_double_moves():
     on, boat, off = K.FILT_ON, K.FILT_BOAT, K.FILT_NODOUBLE
 
     def flags(v, **opts):
+        opts = {"attach_model": "off", **opts}
         s = MCTSSearch(v, MCTSOptions(**{**_nw(), **PURE, **opts}), seed=1)
         return s._pf[K.PF_FILT], s._pf[K.PF_PFILT]
 
@@ -1103,6 +1129,15 @@ def test_double_filter_settings_say_which_searches_test_double_moves():
     # detectives' search models the hider with it, in its tree and its playouts
     assert flags(view) == (on | boat, on | boat | off)
     assert flags(det) == (on | boat, on | boat)
+    # nw's attach rule wherever a search plays the hider ("playouts"): every playout filter;
+    # "search" adds the detectives' tree; "off" none
+    att = K.FILT_ATTACH
+    assert flags(view, attach_model="playouts") == (on | boat, on | boat | off | att)
+    assert flags(det, attach_model="playouts") == (on | boat, on | boat | att)
+    assert flags(view, attach_model="search") == (on | boat, on | boat | off | att)
+    assert flags(det, attach_model="search") == (on | boat | att, on | boat | att)
+    assert flags(det, attach_model="playouts", attach_double=False) == (on | boat, on | boat)
+    assert _nw()["attach_model"] == "playouts"
     # "own_tree": only Mr X's own tree tests double moves
     assert flags(view, double_filter="own_tree") == (on | boat, on | boat | off)
     assert flags(det, double_filter="own_tree") == (on | boat | off, on | boat | off)
@@ -1398,3 +1433,84 @@ def test_keep_tree_continues_a_teammates_tree_and_never_after_a_hidden_move():
     assert make_agent("nw", side="detectives", **PURE).options.keep_tree is False
     with pytest.raises(ValueError, match="keep_tree is true or false"):
         MCTSOptions(keep_tree=1)
+
+
+def test_attach_model_replaces_a_reachable_single_step_by_the_doubles_that_begin_with_it():
+    """FILT_ATTACH (experimental ``attach_model``): with a double move left, Mr X's generated
+    moves hold no single step onto a station a hunter can reach; every double move begins
+    with such a step; the unreachable single steps stay."""
+    import random
+
+    from scotlandyard import Game, Rules
+    from scotlandyard.kernel import _kernel as K
+    from scotlandyard.kernel.fast import board_table, rules_table, state_of_game
+    rules = Rules.classic(detectives=5)
+    bd = board_table(rules.board)
+    ru = rules_table(rules)
+    both = 0
+    for seed in range(30):
+        game = Game.new(rules, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over() and (game.round < 4 or game.side_to_move != "mr_x"):
+            game.push(rng.choice([m for m in game.legal_moves() if not m.is_double]))
+        if game.is_over():
+            continue
+        st = state_of_game(game)
+        buf, sc = [0] * K.BUF_LEN, [0] * K.SC_LEN
+        n = K.gen_mrx_raw(st, ru, bd, K.FILT_ON | K.FILT_ATTACH, buf, sc)
+        assert n > 0
+        assert not any(sc[K.SC_REACH:K.SC_REACH + K.NS])  # the scratch flags left clear
+        K.mark_reach(st, bd, sc, 1)
+        reach = {d for d in range(1, K.NS) if sc[K.SC_REACH + d]}
+        singles = [c for c in buf[:n] if (c >> 8) & 15 == K.T_NONE]
+        doubles = [c for c in buf[:n] if (c >> 8) & 15 != K.T_NONE]
+        assert all((c >> 12) & 255 in reach for c in doubles)
+        assert all((c >> 12) & 255 not in reach or
+                   not any(d >> 12 == c >> 12 for d in doubles) for c in singles)
+        plain = [0] * K.BUF_LEN
+        m = K.gen_mrx_raw(st, ru, bd, K.FILT_ON, plain, [0] * K.SC_LEN)
+        unreachable = {c for c in plain[:m] if (c >> 8) & 15 == K.T_NONE
+                       and (c >> 12) & 255 not in reach}
+        assert unreachable <= set(singles)
+        both += bool(doubles) and bool(singles)
+    assert both > 0
+
+
+def test_attach_in_the_playouts_turns_a_reachable_single_step_into_a_double_move():
+    """FILT_ATTACH in the playouts' filter (experimental ``attach_model``): Mr X's MCD choice
+    is made among his filtered moves; when it is a single step onto a station a hunter can
+    reach and he has a double move, he plays a double move that begins with that step; an
+    unreachable single step is played as it is."""
+    import random
+
+    from scotlandyard import Game, Rules
+    from scotlandyard.kernel import _kernel as K
+    from scotlandyard.kernel.fast import board_table, rules_table, state_of_game
+    rules = Rules.classic(detectives=5)
+    bd = board_table(rules.board)
+    ru = rules_table(rules)
+    attached = plain = 0
+    for seed in range(30):
+        game = Game.new(rules, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over() and (game.round < 4 or game.side_to_move != "mr_x"):
+            game.push(rng.choice([m for m in game.legal_moves() if not m.is_double]))
+        if game.is_over():
+            continue
+        st = state_of_game(game)
+        sc = [0] * K.SC_LEN
+        K.mark_reach(st, bd, sc, 1)
+        for k in range(20):
+            r1, r2 = [seed * 100 + k + 1], [seed * 100 + k + 1]
+            c0 = K.choose_mrx(st, ru, bd, 0.5, K.FILT_ON, r1, [0] * K.BUF_LEN,
+                              [0] * K.SC_LEN)
+            c1 = K.choose_mrx(st, ru, bd, 0.5, K.FILT_ON | K.FILT_ATTACH, r2,
+                              [0] * K.BUF_LEN, [0] * K.SC_LEN)
+            first = c1 >> 12 if (c1 >> 8) & 15 == K.T_NONE else c1 >> 12 & 255
+            if (c0 >> 8) & 15 == K.T_NONE and sc[K.SC_REACH + ((c0 >> 12) & 255)]:
+                assert (c1 >> 8) & 15 != K.T_NONE and c1 >> 12 == c0 >> 12
+                attached += 1
+            else:
+                assert c1 == c0 and first == c0 >> 12
+                plain += 1
+    assert attached > 0 and plain > 0

@@ -121,7 +121,7 @@ DEFAULT_PLAYOUTS = 1000
 
 
 DETERMINIZATION_MODES = ("single", "separate")
-MR_X_MODELS = ("paranoid", "public", "hypothesis")
+MR_X_MODELS = ("paranoid", "public", "hypothesis", "open")
 BELIEF_MODELS = ("categorization", "policy", "learned")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
@@ -190,6 +190,7 @@ class MCTSOptions:
     ticket_reserve: float = 0.0
     mr_x_nodes: str = "move"
     keep_tree: bool = False
+    attach_model: str = "off"
     fast: bool = True
     playouts: int = DEFAULT_PLAYOUTS
 
@@ -243,6 +244,7 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
+        choice("attach_model", ("off", "playouts", "search"))
         choice("mr_x_model", MR_X_MODELS)
         choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
@@ -260,7 +262,7 @@ class MCTSOptions:
         """The playout policy of ``side``'s search: with ``mr_x_model="public"`` Mr X's search
         has the detectives chase a station drawn from the public possible locations, with
         ``model_epsilon`` (when given) as their ε instead of ``epsilon_detectives``."""
-        if side == "mr_x" and self.mr_x_model != "paranoid":
+        if side == "mr_x" and self.mr_x_model in ("public", "hypothesis"):
             target = "possible" if self.mr_x_model == "public" else "hypothesis"
             eps = self.epsilon_detectives if self.model_epsilon is None else self.model_epsilon
             return PlayoutPolicy(self.epsilon_mr_x, eps, target, self.move_filter)
@@ -283,7 +285,7 @@ NW_SETTINGS: dict[str, Any] = {
     "categorization": True, "categorization_weights": "thesis", "roulette": "one_step",
     "belief": "categorization",
     "critical": False, "attach_double": True, "attach_budget": "shared",
-    "mr_x_model": "paranoid", "horizon": 0, "horizon_step": 0, "info_weight": 0.0,
+    "mr_x_model": "open", "attach_model": "playouts", "horizon": 0, "horizon_step": 0, "info_weight": 0.0,
     "region_weight": 0.0, "determinization": "single", "determinizations": 20,
     "vote": "visits",
 }
@@ -299,6 +301,7 @@ NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tre
 FIRST_READING: dict[str, Any] = {
     "coalition": "piece", "mr_x_reduction": True, "model_playouts": "cal",
     "double_filter": "everywhere", "black_exemption": "ferry_line", "attach_budget": "extra",
+    "attach_model": "off",
 }
 
 #: This package's best settings, over the paper's: the ``mcts`` agent (measured in
@@ -527,7 +530,7 @@ class MCTSSearch:
             opts.coalition_reduction, opts.progressive_history, opts.history_playouts, sample,
             len(locs))
         self._pf[K.PF_OPEN] = int(view.side == "mr_x" and opts.mr_x_model != "paranoid")
-        if view.side == "mr_x" and opts.mr_x_model == "paranoid" and \
+        if view.side == "mr_x" and opts.mr_x_model in ("paranoid", "open") and \
                 opts.model_playouts == "mtd":
             self._pf[K.PF_TARGET] = 3  # the simulated detectives play MTD
         if view.side == "mr_x" and not opts.mr_x_reduction:
@@ -544,6 +547,13 @@ class MCTSSearch:
                 opts.double_filter == "except_own_playouts" and view.side != "mr_x")
             self._pf[K.PF_FILT] = filt | (0 if tree_test else K.FILT_NODOUBLE)
             self._pf[K.PF_PFILT] = filt | (0 if playout_test else K.FILT_NODOUBLE)
+            if opts.attach_model != "off" and opts.attach_double:
+                # the hider's attach rule wherever a search plays him: in the playouts
+                # (``"playouts"``; Mr X's own search too) or in the seekers' tree too
+                # (``"search"``)
+                self._pf[K.PF_PFILT] |= K.FILT_ATTACH
+                if opts.attach_model == "search" and view.side == "detectives":
+                    self._pf[K.PF_FILT] |= K.FILT_ATTACH
         if view.side == "mr_x":
             # Mr X's search: playouts stop ``horizon`` of his moves after the leaf, valued by
             # K.leaf_value (not caught, less the information term)

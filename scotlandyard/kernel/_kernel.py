@@ -156,6 +156,10 @@ PF_LEN = 13
 FILT_ON = 1
 FILT_NODOUBLE = 2
 FILT_BOAT = 4
+#: the attach rule in the move generator (the seekers' model of the hider): with a double move
+#: left, a single step onto a station a hunter can reach is replaced by the double moves that
+#: begin with it, and those are the only double moves (the double-move test is not made)
+FILT_ATTACH = 8
 
 #: The information term's reference: a possible set this large (or larger) hides Mr X fully.
 INFO_REF = 32
@@ -531,13 +535,14 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
     black2 = True
     dbl = st[ST_SUP + 4] > 0 and nlog + 2 <= ru[RU_SLOTS] and ns > 0
     boat = (filt & FILT_BOAT) != 0
+    attach = dbl and filt != 0 and (filt & FILT_ATTACH) != 0 and (filt & FILT_NODOUBLE) == 0
     if filt != 0:
         early = st[ST_ROUND] <= 2
         black1 = not (early or all_taxi_only(st, bd) or ru[RU_REV + nlog + 1] != 0)
         # the second step's taxi-only test is made on the possible locations after the first
         # step (below, per first step); here only the round and the reveal slot
         black2 = not (early or ru[RU_REV + nlog + 2] != 0)
-        if dbl and (filt & FILT_NODOUBLE) == 0:
+        if dbl and not attach and (filt & FILT_NODOUBLE) == 0:
             # in danger only if every single move lands next to a hunter: a quick look at the
             # distance table first, then the exact test (lines the hunters have tickets for)
             nh = st[ST_N]
@@ -560,9 +565,13 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
                 mark_reach(st, bd, sc, 0)
     # the ferry exception: a black ticket on a ferry line is never filtered (it is the only
     # ticket that line takes); with FILT_BOAT, no black ticket from a boat station is
+    if attach:
+        mark_reach(st, bd, sc, 1)
     k = 0
     for j in range(ns):
         t = sc[SC_T + j]
+        if attach and sc[SC_REACH + sc[SC_T + 64 + j]] != 0:
+            continue
         if t == T_BLACK and not black1 and not (bd[BD_NBC + 3 * NS + x] > 0 if boat else
                                               is_ferry(bd, x, sc[SC_T + 64 + j])):
             continue
@@ -580,9 +589,12 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
         for j in range(ns):
             t1 = sc[SC_T + j]
             d1 = sc[SC_T + 64 + j]
+            if attach and sc[SC_REACH + d1] == 0:
+                continue
             if t1 == T_BLACK and not black1 and not (bd[BD_NBC + 3 * NS + x] > 0 if boat
                                                    else is_ferry(bd, x, d1)):
                 continue
+            k0 = k
             b2 = black2
             if filt != 0 and b2:
                 if rev1:
@@ -629,6 +641,12 @@ def gen_mrx_raw(st: IntBuf, ru: Ints, bd: Ints, filt: int, buf: IntBuf, sc: IntB
                     continue
                 buf[k] = (t1 << 20) | (d1 << 12) | (t2 << 8) | sc[SC_T2 + 64 + m]
                 k += 1
+            if attach and k == k0:
+                # no double move begins with this step: the single step stays
+                buf[k] = (t1 << 20) | (d1 << 12) | (T_NONE << 8)
+                k += 1
+    if attach:
+        mark_reach(st, bd, sc, 0)
     return k
 
 
@@ -993,10 +1011,56 @@ def closest_hunter(st: IntBuf, bd: Ints, code: int) -> int:
     return md
 
 
-def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBuf, buf: IntBuf,
-               sc: IntBuf) -> int:
+def choose_mrx(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBuf,
+               buf: IntBuf, sc: IntBuf) -> int:
     """Mr X: with probability ``eps`` a random move, else MCD (maximize the distance to the
-    closest detective; ties: single before double, non-black before black, then random)."""
+    closest detective; ties: single before double, non-black before black, then random).
+    With FILT_ATTACH in ``filt``, his attach rule after the choice: a single step onto a
+    station a hunter can reach becomes the first step of a double move (while he has one),
+    its second step chosen the same way among the double moves that begin with it."""
+    attach = (filt & FILT_ATTACH) != 0
+    if attach:
+        filt -= FILT_ATTACH
+    code = choose_mrx_plain(st, ru, bd, eps, filt, rng, buf, sc)
+    if not attach or st[ST_TAKE] != 0 or ((code >> 8) & 15) != T_NONE:
+        return code
+    t1 = (code >> 20) & 15
+    d1 = (code >> 12) & 255
+    n = gen_mrx_raw(st, ru, bd, filt | FILT_ATTACH, buf, sc)
+    m = 0
+    for j in range(n):
+        c = buf[j]
+        if ((c >> 8) & 15) != T_NONE and ((c >> 20) & 15) == t1 and ((c >> 12) & 255) == d1:
+            buf[m] = c
+            m += 1
+    if m == 0:
+        return code
+    if m == 1:
+        return buf[0]
+    if rand_unit(rng) < eps:
+        return buf[rand_below(rng, m)]
+    best = -1
+    bestcode = buf[0]
+    ties = 0
+    for j in range(m):
+        c = buf[j]
+        score = closest_hunter(st, bd, c) * 2
+        if ((c >> 8) & 15) != T_BLACK:
+            score += 1
+        if score > best:
+            best = score
+            bestcode = c
+            ties = 1
+        elif score == best:
+            ties += 1
+            if rand_below(rng, ties) == 0:
+                bestcode = c
+    return bestcode
+
+
+def choose_mrx_plain(st: IntBuf, ru: Ints, bd: Ints, eps: float, filt: int, rng: IntBuf,
+                     buf: IntBuf, sc: IntBuf) -> int:
+    """Mr X's ε-greedy MCD choice among his (filtered) moves (see choose_mrx)."""
     n = gen_mrx(st, ru, bd, filt, buf, sc)
     if n == 1:
         return buf[0]

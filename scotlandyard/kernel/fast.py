@@ -36,7 +36,7 @@ _KERNEL_FUNCS = (
     "hunter_can_move", "mrx_can_move", "check_end", "check_cornered", "gen_hunter", "gen_hunters", "mrx_singles",
     "all_taxi_only", "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "bel_has",
     "bel_count", "bel_nth", "bel_expand", "set_occupied", "bel_drop", "move_hunter", "mark_reach",
-    "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step", "apply_move", "closest_hunter", "choose_mrx", "hypothesis",
+    "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step", "apply_move", "closest_hunter", "choose_mrx_plain", "choose_mrx", "hypothesis",
     "choose_hunter", "playout", "playout_many", "reward", "hkey", "seen_key", "seen_pick",
     "selection_score",
     "backpropagate", "leaf_value", "region_size", "region_value", "backpropagate_value", "mcts_iterate", "gen_legal", "next_take", "save_state", "load_state", "perft",
