@@ -93,6 +93,25 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         make_agent("nw", side="detectives", coalition_reduction=0.4)
 
 
+def test_the_nw_before_2026_12_07_is_kept_as_its_own_agent():
+    """``nw-2026-12-06``: ``nw`` with the hider paranoid in his own search and the attach rule
+    only in his search's choice (the figures of sessions 7-14 were measured against it)."""
+    from scotlandyard.ai.mcts import NW_2026_12_06, NW_OFF, NW_SETTINGS
+
+    assert NW_2026_12_06 == {"mr_x_model": "paranoid", "attach_model": "off"}
+    assert set(NW_2026_12_06) <= set(NW_SETTINGS)
+    for side in ("mr_x", "detectives"):
+        old = make_agent("nw-2026-12-06", side=side, **PURE)
+        new = make_agent("nw", side=side, **PURE)
+        assert old.name == "nw-2026-12-06" and new.name == "nw"
+        changed = {k for k in {**NW_SETTINGS, **NW_OFF}
+                   if getattr(old.options, k) != getattr(new.options, k)}
+        assert changed == set(NW_2026_12_06)
+        assert {k: getattr(old.options, k) for k in NW_2026_12_06} == NW_2026_12_06
+    with pytest.raises(ValueError, match="no option 'c'"):
+        make_agent("nw-2026-12-06", side="mr_x", c=1.0)
+
+
 #: The nw table's file and the kernel's search code, pinned (see the test above).
 NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
 NW_KERNEL_SHA256 = "4d29a1beb73122190d7bf66dacaa959991947bcc4a3c1c0b8c3f8a0c2f62c59c"

@@ -33,7 +33,7 @@ from .base import Agent, Budget, register
 from .beginner import BeginnerDetectives, BeginnerMrX
 from .heuristics import CALAgent, MCDAgent, MTDAgent, require_view
 from .lookahead import ExpectimaxAgent, ParanoidAgent
-from .mcts import NWAgent, best_agent
+from .mcts import NW20261206Agent, NWAgent, best_agent
 
 
 class SideAgent:
@@ -173,6 +173,7 @@ for _name, _cls in _SINGLE.items():
     register(_name, _cls)
 register("mcts", best_agent)
 register("nw", NWAgent)
+register("nw-2026-12-06", NW20261206Agent)
 register("heuristic", _pair_factory("heuristic", MCDAgent, MTDAgent))
 register("lookahead", _pair_factory("lookahead", ParanoidAgent, ExpectimaxAgent))
 register("beginner", _pair_factory("beginner", BeginnerMrX, BeginnerDetectives))

@@ -35,6 +35,14 @@ Maastricht 2013, chapter 7). Every technique is a switch; the defaults are the p
 - **Attach rule** (``attach_double=True``): when Mr X's chosen single move lands where a
   hunter can move next and a double move is allowed, a second search (half the budget) over
   the double moves that begin with it picks the second step.
+- **The hider as the searches play him** (``attach_model="playouts"``, the thesis's 7.5): the
+  attach rule also wherever a playout plays Mr X (the seekers' playouts, and his own): a
+  single step onto a station a hunter can reach becomes the first step of a double move
+  while he has one (``FILT_ATTACH`` in :mod:`scotlandyard.kernel._kernel`; ``"search"`` also
+  in the seekers' tree). **His model of the seekers** (``mr_x_model="open"``): Mr X's tree
+  holds his own moves only; the detectives between them, in the tree as in the playouts,
+  play MTD (``model_playouts="mtd"``: the smallest total distance to his possible
+  locations), as his playouts do; ``"paranoid"`` searches their moves in his tree instead.
 - Results are 1 for a win and 0 for a loss; the move played is the root child with the most
   visits.
 
@@ -273,7 +281,10 @@ OPTION_NAMES = tuple(f for f in MCTSOptions.__dataclass_fields__)
 
 #: Nijssen & Winands as published (Nijssen's thesis, chapter 7: Table 7.10's MCTS seekers
 #: with location categorization and r = 0.1 against the MCTS hider), every switch written out:
-#: the ``nw`` agent. Frozen: these values never change (docs/ai.md gives each one's section).
+#: the ``nw`` agent. Frozen: changed only to follow the thesis more closely, each change with a
+#: new :func:`nw_fingerprint` and its Table 7.10 run (docs/ai.md gives each value's section;
+#: 2026-12-07: ``attach_model="playouts"`` and ``mr_x_model="open"``, fingerprint
+#: ``a97c323ea8d4``; the ``nw`` before them, ``c3f292dc1474``, is :data:`NW_2026_12_06`).
 #: ``categorization_weights="thesis"`` is the table estimated as the thesis does
 #: (``scotlandyard/data/categorization_thesis.json``).
 NW_SETTINGS: dict[str, Any] = {
@@ -289,6 +300,12 @@ NW_SETTINGS: dict[str, Any] = {
     "region_weight": 0.0, "determinization": "single", "determinizations": 20,
     "vote": "visits",
 }
+
+#: ``nw`` before 2026-12-07 (fingerprint ``c3f292dc1474``): the hider's attach rule only in
+#: his own search's choice, and his search paranoid (the seekers' moves searched in his tree).
+#: It plays the games it played then (the ``nw-2026-12-06`` agent), for the figures measured
+#: against it (docs/experiments.md, sessions 7-14).
+NW_2026_12_06: dict[str, Any] = {"mr_x_model": "paranoid", "attach_model": "off"}
 
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
@@ -1135,6 +1152,18 @@ class NWAgent(MCTSAgent):
     def __init__(self, side: str | None = None, *, fast: bool = True,
                  playouts: int = DEFAULT_PLAYOUTS) -> None:
         super().__init__(side, fast=fast, playouts=playouts, **NW_SETTINGS, **NW_OFF)
+
+
+class NW20261206Agent(NWAgent):
+    """``nw`` as it was until 2026-12-06 (:data:`NW_2026_12_06` over :data:`NW_SETTINGS`),
+    for the figures measured against it; the same options as :class:`NWAgent`."""
+
+    name = "nw-2026-12-06"
+
+    def __init__(self, side: str | None = None, *, fast: bool = True,
+                 playouts: int = DEFAULT_PLAYOUTS) -> None:
+        MCTSAgent.__init__(self, side, fast=fast, playouts=playouts,
+                           **{**NW_SETTINGS, **NW_2026_12_06}, **NW_OFF)
 
 
 WHILE_COMPILING_SECONDS = 0.4
