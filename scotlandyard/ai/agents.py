@@ -1,21 +1,22 @@
 """The built-in agents and the named levels, registered for :func:`~scotlandyard.ai.make_agent`.
 
-=============  ==============  =================================================================
-name           side            agent
-=============  ==============  =================================================================
-``random``     both            uniformly random legal move
-``mcd``        Mr X            maximize the distance to the closest detective
-``mtd``        detectives      minimize the total distance to Mr X's possible locations
-``cal``        detectives      chase a location drawn from the possible locations
-``heuristic``  both            ``mcd`` for Mr X, ``mtd`` for the detectives
-``alphabeta``  Mr X            paranoid alpha-beta search
-``expectimax`` detectives      expectimax over the possible locations
-``lookahead``  both            ``alphabeta`` for Mr X, ``expectimax`` for the detectives
-``mcts``       both            this package's best MCTS (options: :class:`.mcts.MCTSOptions`)
-``nw``         both            Nijssen & Winands' MCTS as published, frozen (the baseline)
-``beginner``   both            a human-like beginner (:mod:`.beginner`; what ``easy`` is tuned on)
-``easy`` ...   both            the levels for people: ``easy``, ``medium``, ``hard``, ``max``
-=============  ==============  =================================================================
+=================  ==============  =================================================================
+name               side            agent
+=================  ==============  =================================================================
+``random``         both            uniformly random legal move
+``mcd``            Mr X            maximize the distance to the closest detective
+``mtd``            detectives      minimize the total distance to Mr X's possible locations
+``cal``            detectives      chase a location drawn from the possible locations
+``heuristic``      both            ``mcd`` for Mr X, ``mtd`` for the detectives
+``alphabeta``      Mr X            paranoid alpha-beta search
+``expectimax``     detectives      expectimax over the possible locations
+``lookahead``      both            ``alphabeta`` for Mr X, ``expectimax`` for the detectives
+``mcts``           both            this package's best MCTS (options: :class:`.mcts.MCTSOptions`)
+``nw``             both            Nijssen & Winands' MCTS as published, frozen (the baseline)
+``nw-2026-12-06``  both            ``nw`` before the thesis's hider model of 2026-12-07 (old figures)
+``beginner``       both            a human-like beginner (:mod:`.beginner`; what ``easy`` is tuned on)
+``easy`` ...       both            the levels for people: ``easy``, ``medium``, ``hard``, ``max``
+=================  ==============  =================================================================
 
 An agent made without a side plays whichever side its view belongs to (where it can).
 """

@@ -162,7 +162,7 @@ OTHER_PACES = {"random": CHEAP_PACE, "mcd": CHEAP_PACE, "heuristic": CHEAP_PACE,
 heuristics, and the paranoid search (``alphabeta``; ``lookahead`` plays it as Mr X), which
 stops at one round's depth or 20,000 nodes in plain Python (0.01-0.12 s measured)."""
 
-KERNEL_AGENTS = ("mcts", "nw")
+KERNEL_AGENTS = ("mcts", "nw", "nw-2026-12-06")
 """Agents that search on the MCTS kernel with 1,000 iterations a move and no seconds cap, as
 ``medium`` does: paced as ``medium`` is on the same kernel."""
 
