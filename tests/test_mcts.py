@@ -158,6 +158,7 @@ def test_mcts_agent_is_the_best_settings_over_the_papers():
     {"region_weight": 1.5}, {"region_weight": -0.1}, {"model_epsilon": -0.1},
     {"model_epsilon": 2}, {"model_epsilon": "low"}, {"ticket_reserve": -0.1},
     {"ticket_reserve": 1.5}, {"ticket_reserve": "half"}, {"ticket_reserve": True},
+    {"attach_model": "everywhere"}, {"attach_model": True}, {"mr_x_model": "closed"},
 ])
 def test_mcts_rejects_bad_options_with_their_name(bad):
     name = next(iter(bad))

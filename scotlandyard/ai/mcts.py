@@ -129,7 +129,15 @@ DEFAULT_PLAYOUTS = 1000
 
 
 DETERMINIZATION_MODES = ("single", "separate")
+#: ``mr_x_model``: Mr X's search with the detectives' moves as nodes of his tree
+#: (``"paranoid"``), or his own moves only, the detectives between them moved by a playout
+#: policy: ``model_playouts`` (``"open"``, ``nw``), CAL towards a public possible location
+#: (``"public"``, ``mcts``) or towards one public hypothesis (``"hypothesis"``).
 MR_X_MODELS = ("paranoid", "public", "hypothesis", "open")
+#: ``attach_model``: the attach rule where a search plays Mr X by his playout policy: nowhere
+#: but his own search's choice (``"off"``), in every playout (``"playouts"``, ``nw``), or in the
+#: detectives' tree too (``"search"``).
+ATTACH_MODELS = ("off", "playouts", "search")
 BELIEF_MODELS = ("categorization", "policy", "learned")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
@@ -140,8 +148,9 @@ VOTE_RULES = ("visits", "majority")
 #: ``attach_budget``: the attach rule's second search on top of the budget (half of it,
 #: ``"extra"``), or within it (``"shared"``: the first search two thirds, the second one third).
 ATTACH_BUDGETS = ("extra", "shared")
-#: ``model_playouts``: the simulated detectives' playout policy in Mr X's paranoid search:
-#: CAL on his true station, or MTD (the smallest total distance to his possible locations).
+#: ``model_playouts``: the simulated detectives' playout policy in Mr X's paranoid or open
+#: search: CAL on his true station, or MTD (the smallest total distance to his possible
+#: locations).
 MODEL_PLAYOUTS = ("cal", "mtd")
 #: ``coalition``: coalition reduction scores each hunter's node for that hunter (``"piece"``)
 #: or every hunter's node from the root hunter's side (``"root"``, Nijssen's thesis).
@@ -252,7 +261,7 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
-        choice("attach_model", ("off", "playouts", "search"))
+        choice("attach_model", ATTACH_MODELS)
         choice("mr_x_model", MR_X_MODELS)
         choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
@@ -296,9 +305,9 @@ NW_SETTINGS: dict[str, Any] = {
     "categorization": True, "categorization_weights": "thesis", "roulette": "one_step",
     "belief": "categorization",
     "critical": False, "attach_double": True, "attach_budget": "shared",
-    "mr_x_model": "open", "attach_model": "playouts", "horizon": 0, "horizon_step": 0, "info_weight": 0.0,
-    "region_weight": 0.0, "determinization": "single", "determinizations": 20,
-    "vote": "visits",
+    "mr_x_model": "open", "attach_model": "playouts", "horizon": 0, "horizon_step": 0,
+    "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
+    "determinizations": 20, "vote": "visits",
 }
 
 #: ``nw`` before 2026-12-07 (fingerprint ``c3f292dc1474``): the hider's attach rule only in
