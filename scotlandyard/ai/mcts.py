@@ -94,7 +94,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..belief import step_path_counts
 from ..board import london
@@ -1157,10 +1157,13 @@ class NWAgent(MCTSAgent):
     (the same moves either way) and ``playouts`` (the iterations of ``Budget()``)."""
 
     name = "nw"
+    #: what this version of ``nw`` changes in :data:`NW_SETTINGS` (nothing: today's ``nw``)
+    changes: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, side: str | None = None, *, fast: bool = True,
                  playouts: int = DEFAULT_PLAYOUTS) -> None:
-        super().__init__(side, fast=fast, playouts=playouts, **NW_SETTINGS, **NW_OFF)
+        super().__init__(side, fast=fast, playouts=playouts,
+                         **{**NW_SETTINGS, **self.changes}, **NW_OFF)
 
 
 class NW20261206Agent(NWAgent):
@@ -1168,11 +1171,7 @@ class NW20261206Agent(NWAgent):
     for the figures measured against it; the same options as :class:`NWAgent`."""
 
     name = "nw-2026-12-06"
-
-    def __init__(self, side: str | None = None, *, fast: bool = True,
-                 playouts: int = DEFAULT_PLAYOUTS) -> None:
-        MCTSAgent.__init__(self, side, fast=fast, playouts=playouts,
-                           **{**NW_SETTINGS, **NW_2026_12_06}, **NW_OFF)
+    changes = NW_2026_12_06
 
 
 WHILE_COMPILING_SECONDS = 0.4
