@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from .conftest import running_server
-from .helpers import GAME, create_game, play_first_legal
+from .helpers import GAME, create_game, play_away, play_first_legal
 
 pytestmark = pytest.mark.browser
 ABSENT_TIMEOUT = 4
@@ -63,7 +63,9 @@ def test_a_player_leaves_the_computer_takes_over_and_he_takes_his_seat_back(
     # no "let the AI play" on one's own seat, nor on a seat whose player is here
     assert a.locator("[data-action='takeover']").count() == 0
     assert b.locator("[data-action='takeover']").count() == 0
-    play_first_legal(a)  # Mr X moves; it is Detective 1's turn
+    # Mr X moves away from both detectives (so the computer cannot end the game by a capture
+    # before he is to move again); it is Detective 1's turn
+    play_away(a, table_server, g, "X")
     b.wait_for_selector(f"{GAME}[data-my-turn='1']")
     context = b.context
     b.close()  # B closes the tab
