@@ -308,15 +308,15 @@ def test_the_page_saves_the_seals_seen_and_verify_checks_the_end_against_them(
     import httpx
     from websockets.sync.client import connect
 
-    from .helpers import play_first_legal
+    from .helpers import play_away
 
     game = create_game(server, preset="classic", detectives=1,
                        seats={"D1": {"kind": "ai", "agent": "random"}})
     page = new_page(viewport={"width": 1280, "height": 800})
     page.goto(server + game["links"]["X"])
-    for _ in range(2):
+    for _ in range(2):  # away from the detective: a capture would end the game
         page.wait_for_selector(f"{GAME}[data-my-turn='1']")
-        play_first_legal(page)
+        play_away(page, server, game, "X")
     page.click(".commitments summary")
     button = page.locator("#save-seals")
     button.scroll_into_view_if_needed()

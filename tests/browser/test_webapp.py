@@ -17,6 +17,7 @@ from .helpers import (
     create_game,
     log_stations,
     mr_x_on_board,
+    play_away,
     play_first_legal,
     targets,
     version,
@@ -262,9 +263,9 @@ def test_rejoin_after_reload_and_without_the_fragment(server: str, new_page: Any
     game = create_game(server, preset="new_edition", detectives=2, seed=4,
                        seats={"D1": AI, "D2": AI, "P1": AI, "P2": AI})
     page = open_game(new_page, server, game["links"]["X"])
-    for _ in range(2):
+    for _ in range(2):  # away from the detectives: a capture would end the game
         assert wait_turn_or_over(page) == "mine"
-        play_first_legal(page)
+        play_away(page, server, game, "X")
     wait_turn_or_over(page)
     before = (version(page), log_stations(page), page.inner_text("#round"))
     page.reload()
@@ -276,7 +277,7 @@ def test_rejoin_after_reload_and_without_the_fragment(server: str, new_page: Any
     page.wait_for_selector(f"{GAME}[data-version='{before[0]}']")
     assert page.inner_text("#role") == strings("en")["role.mr_x"]
     assert wait_turn_or_over(page) == "mine"
-    play_first_legal(page)
+    play_away(page, server, game, "X")
     assert int(version(page)) > int(before[0])
     # a stranger's wrong token is refused
     other = new_page()
