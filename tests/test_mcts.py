@@ -1387,9 +1387,10 @@ def _count(tree, node: int) -> int:
     return 1 + sum(_count(tree, k) for k, _, _, _ in tree.children(node))
 
 
-def test_keep_tree_starts_afresh_when_the_kept_root_holds_a_move_not_offered():
+def test_keep_tree_drops_the_kept_root_moves_not_offered_and_keeps_the_rest():
     """A kept subtree whose root has a child the caller does not offer now (a ticket
-    reserve's root, one piece's moves) is not adopted: the search could otherwise pick it."""
+    reserve's root, one piece's moves) is adopted without that child and its subtree (the
+    search could otherwise pick it), its visits taken off the root's; the rest is kept."""
     game = Game.new(Rules.classic(), seed=8)
     game.push(next(m for m in game.legal_moves() if not m.is_double and m.ticket != Ticket.BLACK))
     opts = MCTSOptions(fast=False)
@@ -1397,20 +1398,38 @@ def test_keep_tree_starts_afresh_when_the_kept_root_holds_a_move_not_offered():
     first.run(400)
     tree = first._tree
     assert tree is not None
-    node, code, _, _ = max(tree.children(0), key=lambda c: c[2])
+    node, code, root_visits, _ = max(tree.children(0), key=lambda c: c[2])
     game.push(F.decode(code, game.rules))
     view = game.view("D2")
-    kept = {c for _, c, _, _ in tree.children(node)}
+    kept = {c: (k, v) for k, c, v, _ in tree.children(node)}
     assert len(kept) >= 2
     legal = list(view.legal_moves)
     adopted = MCTSSearch(view, opts, seed=4, root_moves=legal, reuse=(tree, node))._tree
     assert adopted is not None and adopted.nodes == _count(tree, node)
-    dropped = next(m for m in legal if F.encode(m, "D2", game.rules) in kept)
+    # drop the most visited kept child: its subtree goes, every other child stays as it was
+    dropped = max((m for m in legal if F.encode(m, "D2", game.rules) in kept),
+                  key=lambda m: kept[F.encode(m, "D2", game.rules)][1])
+    dcode = F.encode(dropped, "D2", game.rules)
+    dnode, dvisits = kept[dcode]
+    assert dvisits > 0
     fewer = [m for m in legal if m != dropped]
-    fresh = MCTSSearch(view, opts, seed=4, root_moves=fewer, reuse=(tree, node))
-    assert fresh._tree is not None and fresh._tree.nodes == 1
-    fresh.run(200)
-    assert fresh.best_move() in fewer
+    search = MCTSSearch(view, opts, seed=4, root_moves=fewer, reuse=(tree, node))
+    pruned = search._tree
+    assert pruned is not None
+    assert pruned.nodes == _count(tree, node) - _count(tree, dnode)
+    assert {c for _, c, _, _ in pruned.children(0)} == set(kept) - {dcode}
+
+    def walk(t, n):  # the subtree as nested (move, visits, value) lists
+        return sorted((c, v, round(x, 9), walk(t, k)) for k, c, v, x in t.children(n))
+
+    assert walk(pruned, 0) == [w for w in walk(tree, node) if w[0] != dcode]
+    assert int(pruned.tr[K.TR_VIS]) == root_visits - dvisits
+    for k, _, _, _ in pruned.children(0):  # parents point into the new tree
+        assert int(pruned.tr[k * K.TR_W + K.TR_PARENT]) == 0
+    search.run(200)
+    assert int(pruned.tr[K.TR_VIS]) == root_visits - dvisits + 200
+    assert search.best_move() in fewer
+    assert dcode not in {c for _, c, _, _ in pruned.children(0)}
 
 
 def test_keep_tree_continues_a_teammates_tree_and_never_after_a_hidden_move():

@@ -381,33 +381,52 @@ class _Tree:
         self.mt[K.MT_NODES] = 1
         self.seconds = 0.0
 
-    def adopt(self, old: _Tree, node: int) -> None:
+    def adopt(self, old: _Tree, node: int, offered: set[int] | None = None) -> None:
         """Take ``old``'s subtree under ``node`` as this (new) tree, ``node`` its root, with
         every count and result: the search goes on where an earlier one left off
-        (``keep_tree``). The history tables start empty as in every search."""
+        (``keep_tree``). The history tables start empty as in every search. ``offered``: the
+        root moves the caller offers now (a ticket reserve's root, one piece's moves in the
+        free order); the root's other children are dropped with their subtrees, and their
+        visits taken off the root's."""
         W = K.TR_W
         otr, otv = old.tr, old.tv
+
+        dropped = 0
+
+        def kids(v: int) -> list[int]:
+            nonlocal dropped
+            out = []
+            ch = int(otr[v * W + K.TR_CHILD])
+            while ch != -1:
+                if v != node or offered is None or int(otr[ch * W + K.TR_MOVE]) in offered:
+                    out.append(ch)
+                else:
+                    dropped += int(otr[ch * W + K.TR_VIS])
+                ch = int(otr[ch * W + K.TR_SIB])
+            return out
+
         order = [node]
-        index = {node: 0}
+        children: dict[int, list[int]] = {}
         k = 0
         while k < len(order):
-            ch = int(otr[order[k] * W + K.TR_CHILD])
+            children[order[k]] = kids(order[k])
+            order.extend(children[order[k]])
             k += 1
-            while ch != -1:
-                index[ch] = len(order)
-                order.append(ch)
-                ch = int(otr[ch * W + K.TR_SIB])
+        index = {v: i for i, v in enumerate(order)}
         self.ensure(len(order))
         tr, tv = self.tr, self.tv
         for new, v in enumerate(order):
             b, nb = v * W, new * W
-            child, sib = int(otr[b + K.TR_CHILD]), int(otr[b + K.TR_SIB])
+            own = children[v]
             tr[nb + K.TR_MOVE] = int(otr[b + K.TR_MOVE]) if new else 0
             tr[nb + K.TR_PARENT] = index[int(otr[b + K.TR_PARENT])] if new else -1
-            tr[nb + K.TR_CHILD] = index[child] if child != -1 else -1
-            tr[nb + K.TR_SIB] = index[sib] if sib != -1 and new else -1
+            tr[nb + K.TR_CHILD] = index[own[0]] if own else -1
             tr[nb + K.TR_VIS] = int(otr[b + K.TR_VIS])
             tv[new] = float(otv[v])
+            for a, z in zip(own, [*own[1:], -1][:len(own)], strict=True):
+                tr[index[a] * W + K.TR_SIB] = index[z] if z != -1 else -1
+        tr[K.TR_SIB] = -1
+        tr[K.TR_VIS] = max(0, int(tr[K.TR_VIS]) - dropped)
         self.mt[K.MT_NODES] = len(order)
 
     def child(self, node: int, code: int) -> int | None:
@@ -616,13 +635,11 @@ class MCTSSearch:
             self.determinizations = ()
             self._tree = _Tree(self, self._base, seed)
             if reuse is not None:
-                # keep_tree: the subtree an earlier search built for this position, unless
-                # its root holds a move the caller does not offer now (a ticket reserve's
-                # root, one piece's moves in the free order): then a fresh tree
+                # keep_tree: the subtree an earlier search built for this position, without
+                # the root moves the caller does not offer now (a ticket reserve's root, one
+                # piece's moves in the free order)
                 tree, node = reuse
-                offered = set(allowed)
-                if not offered or all(code in offered for _, code, _, _ in tree.children(node)):
-                    self._tree.adopt(tree, node)
+                self._tree.adopt(tree, node, set(allowed) if allowed else None)
 
     # ---- running ---------------------------------------------------------------------------
     def _plan(self, iterations: int) -> list[tuple[int, int]]:
