@@ -75,7 +75,8 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
-    assert NW_OFF == {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
+    assert NW_OFF == {"ticket_reserve": 0.0, "ticket_plan": False, "mr_x_nodes": "move",
+                      "keep_tree": False}
     assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
@@ -1156,6 +1157,9 @@ def test_double_filter_settings_say_which_searches_test_double_moves():
     assert flags(det, attach_model="playouts") == (on | boat, on | boat | att)
     assert flags(view, attach_model="search") == (on | boat, on | boat | off | att)
     assert flags(det, attach_model="search") == (on | boat | att, on | boat | att)
+    # "seekers": the detectives' playouts only; Mr X's own search as with "off"
+    assert flags(view, attach_model="seekers") == flags(view, attach_model="off")
+    assert flags(det, attach_model="seekers") == (on | boat, on | boat | att)
     assert flags(det, attach_model="playouts", attach_double=False) == (on | boat, on | boat)
     assert _nw()["attach_model"] == "playouts"
     # "own_tree": only Mr X's own tree tests double moves

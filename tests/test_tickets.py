@@ -14,14 +14,18 @@ from scotlandyard import Game, Move, Rules, Ticket
 from scotlandyard.ai import Budget, make_agent
 from scotlandyard.ai.mcts import (
     NW_OFF,
+    PLAN_CATCH,
     ChildStats,
     MCTSAgent,
     MCTSOptions,
+    moves_after,
+    plan_root_moves,
     reserve_choice,
     reserve_root_moves,
     strands,
     taxis_short,
 )
+from scotlandyard.board import london
 from scotlandyard.view import PlayerView
 
 PURE = {"fast": False}
@@ -94,6 +98,84 @@ def test_the_agent_never_plays_a_stranding_move_when_another_exists():
         move = agent.choose(game.view("D1"), game.legal_moves(), random.Random(seed),
                             Budget(playouts=50))
         assert move.notation() == "B23"
+
+
+def _longest(board, station: int, held: tuple[int, int, int], cap: int) -> int:
+    """Brute force, no memory: the most moves (at most ``cap``) a piece on ``station``
+    holding ``held`` (taxi, bus, underground) can make in a row (other pieces ignored)."""
+    if cap <= 0:
+        return 0
+    return max((1 + _longest(board, d, tuple(h - (k == t) for k, h in enumerate(held)), cap - 1)
+                for t in range(3) if held[t] > 0 for d in board.neighbours[t][station]),
+               default=0)
+
+
+def test_ticket_plan_counts_the_rounds_a_move_leaves_as_brute_force_does():
+    """``ticket_plan`` (:func:`moves_after`) counts how many of the rounds left the tickets
+    kept carry the detective through, as a brute-force walk does; it sees further than the
+    three rounds of ``ticket_reserve``'s hard rule."""
+    board = london()
+    further = 0
+    for round_ in (12, 14, 16, 18, 20):
+        for tickets in [(1, 1, 4), (2, 0, 5), (3, 1, 3), (1, 3, 3), (4, 0, 4), (2, 2, 2)]:
+            game = position(round_, tickets)
+            view = game.view("D1")
+            left = view.rules.last_round - view.round
+            for m in game.legal_moves():
+                held = list(tickets)
+                held[(Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND).index(m.ticket)] -= 1
+                n = moves_after(view, m)
+                assert n == _longest(board, m.to, tuple(held), left), (round_, tickets, m)
+                if strands(view, m):  # what fails within three rounds falls short of them
+                    assert n < min(3, left)
+                elif n < left:
+                    further += 1
+    assert further > 0
+
+
+def test_ticket_plan_keeps_the_moves_that_last_longest_even_when_none_lasts_to_the_end():
+    game = position(12, (1, 1, 4))  # 10 rounds left after this move, 5 tickets
+    view = game.view("D1")
+    scores = {m.notation(): moves_after(view, m) for m in game.legal_moves()}
+    assert max(scores.values()) < 10
+    best = max(scores.values())
+    assert {m.notation() for m in plan_root_moves(view, game.legal_moves())} == \
+        {k for k, n in scores.items() if n == best} != set(scores)
+    # the hard rule of ticket_reserve keeps the moves that last three rounds
+    assert {m.notation() for m in reserve_root_moves(view, game.legal_moves())} == \
+        {k for k, n in scores.items() if n >= 3}
+
+
+def test_ticket_plan_lets_a_detective_onto_a_possible_location_only_when_they_are_few():
+    few = position(20, (1, 1, 1), possible=frozenset({11, 159}))
+    view = few.view("D1")
+    moves = by_notation(few)
+    assert moves_after(view, moves["T11"]) == 2  # it may catch him: every round left
+    assert moves_after(view, moves["T4"]) < 2
+    assert {m.notation() for m in plan_root_moves(view, few.legal_moves())} == {"T11", "B23"}
+    many = frozenset({11, 159, 160, 161, 162, 163, 164})
+    assert len(many) > PLAN_CATCH
+    view = position(20, (1, 1, 1), possible=many).view("D1")
+    assert moves_after(view, moves["T11"]) == moves_after(view, moves["T4"]) < 2
+
+
+def test_the_agent_with_ticket_plan_plays_only_moves_that_last_longest():
+    for round_, tickets in [(20, (1, 1, 1)), (12, (1, 1, 4)), (16, (1, 3, 3))]:
+        game = position(round_, tickets)
+        view = game.view("D1")
+        keep = plan_root_moves(view, game.legal_moves())
+        assert 0 < len(keep) < len(game.legal_moves()), (round_, tickets)
+        agent = MCTSAgent("detectives", ticket_plan=True, **PURE)
+        for seed in range(2):
+            move = agent.choose(view, game.legal_moves(), random.Random(seed),
+                                Budget(playouts=60))
+            assert move in keep
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_ticket_plan_is_checked_with_a_clear_error(bad):
+    with pytest.raises(ValueError, match="ticket_plan is true or false"):
+        MCTSOptions(ticket_plan=bad)
 
 
 def children(view: PlayerView, visits: dict[str, int]) -> list[ChildStats]:

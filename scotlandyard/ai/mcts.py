@@ -86,6 +86,7 @@ same seed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import math
@@ -97,7 +98,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..belief import step_path_counts
-from ..board import london
+from ..board import BoardName, london
 from ..game import Game
 from ..kernel import _kernel as K
 from ..kernel.fast import (
@@ -135,9 +136,10 @@ DETERMINIZATION_MODES = ("single", "separate")
 #: (``"public"``, ``mcts``) or towards one public hypothesis (``"hypothesis"``).
 MR_X_MODELS = ("paranoid", "public", "hypothesis", "open")
 #: ``attach_model``: the attach rule where a search plays Mr X by his playout policy: nowhere
-#: but his own search's choice (``"off"``), in every playout (``"playouts"``, ``nw``), or in the
-#: detectives' tree too (``"search"``).
-ATTACH_MODELS = ("off", "playouts", "search")
+#: but his own search's choice (``"off"``), in every playout (``"playouts"``, ``nw``), in the
+#: detectives' playouts only (``"seekers"``: their model of him; his own search as with
+#: ``"off"``), or in the detectives' tree too (``"search"``).
+ATTACH_MODELS = ("off", "playouts", "search", "seekers")
 BELIEF_MODELS = ("categorization", "policy", "learned")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
@@ -205,6 +207,7 @@ class MCTSOptions:
     determinizations: int = 20
     vote: str = "visits"
     ticket_reserve: float = 0.0
+    ticket_plan: bool = False
     mr_x_nodes: str = "move"
     keep_tree: bool = False
     attach_model: str = "off"
@@ -250,7 +253,7 @@ class MCTSOptions:
                              f"{self.horizon_step!r}")
         for name in ("progressive_history", "history_playouts", "move_filter",
                      "categorization", "attach_double", "critical", "fast",
-                     "mr_x_reduction", "keep_tree"):
+                     "mr_x_reduction", "keep_tree", "ticket_plan"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
         choice("cal_target", ("actual", "possible"))
@@ -319,7 +322,8 @@ NW_2026_12_06: dict[str, Any] = {"mr_x_model": "paranoid", "attach_model": "off"
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
-NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "mr_x_nodes": "move", "keep_tree": False}
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "ticket_plan": False, "mr_x_nodes": "move",
+                          "keep_tree": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -592,10 +596,11 @@ class MCTSSearch:
                 opts.double_filter == "except_own_playouts" and view.side != "mr_x")
             self._pf[K.PF_FILT] = filt | (0 if tree_test else K.FILT_NODOUBLE)
             self._pf[K.PF_PFILT] = filt | (0 if playout_test else K.FILT_NODOUBLE)
-            if opts.attach_model != "off" and opts.attach_double:
+            if opts.attach_double and (opts.attach_model in ("playouts", "search") or (
+                    opts.attach_model == "seekers" and view.side == "detectives")):
                 # the hider's attach rule wherever a search plays him: in the playouts
-                # (``"playouts"``; Mr X's own search too) or in the seekers' tree too
-                # (``"search"``)
+                # (``"playouts"``; Mr X's own search too), in the seekers' playouts only
+                # (``"seekers"``), or in the seekers' tree too (``"search"``)
                 self._pf[K.PF_PFILT] |= K.FILT_ATTACH
                 if opts.attach_model == "search" and view.side == "detectives":
                     self._pf[K.PF_FILT] |= K.FILT_ATTACH
@@ -905,23 +910,34 @@ def _supply(view: PlayerView, piece: str) -> list[int] | None:
     return [int(c or 0) for c in counts]
 
 
-def _can_keep_moving(neighbours: Sequence[Sequence[Sequence[int]]], station: int,
-                     supply: list[int], steps: int) -> bool:
-    """True if a piece on ``station`` holding ``supply`` (taxi, bus, underground) can make
-    ``steps`` more moves, other pieces ignored (they move on)."""
-    if steps <= 0:
-        return True
+def _keeps_moving(board: BoardName, station: int, taxi: int, bus: int, underground: int,
+                  steps: int) -> bool:
+    """True if a piece on ``station`` of ``board`` holding ``taxi``, ``bus`` and
+    ``underground`` tickets can make ``steps`` more moves, other pieces ignored (they move
+    on)."""
+    return _moves_left(board, station, taxi, bus, underground, steps) >= steps
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _moves_left(board: BoardName, station: int, taxi: int, bus: int, underground: int,
+                cap: int) -> int:
+    """The most moves (at most ``cap``) a piece on ``station`` of ``board`` holding ``taxi``,
+    ``bus`` and ``underground`` tickets can make in a row, other pieces ignored (they move
+    on). Remembered: a look-ahead to the game's end asks the same questions many times."""
+    if cap <= 0:
+        return 0
+    neighbours = london(board).neighbours
+    held = (taxi, bus, underground)
+    best = 0
     for t in range(3):
-        if supply[t] <= 0:
+        if held[t] <= 0:
             continue
-        supply[t] -= 1
-        try:
-            for d in neighbours[t][station]:
-                if _can_keep_moving(neighbours, d, supply, steps - 1):
-                    return True
-        finally:
-            supply[t] += 1
-    return False
+        after = (taxi - (t == 0), bus - (t == 1), underground - (t == 2))
+        for d in neighbours[t][station]:
+            best = max(best, 1 + _moves_left(board, d, *after, cap - 1))
+            if best >= cap:
+                return cap
+    return best
 
 
 def strands(view: PlayerView, move: Move) -> bool:
@@ -939,9 +955,7 @@ def strands(view: PlayerView, move: Move) -> bool:
     if supply is None or left <= 0 or move.ticket not in TICKET_ORDER:
         return False
     supply[TICKET_ORDER.index(move.ticket)] -= 1
-    board = london(view.rules.board)
-    return not _can_keep_moving(board.neighbours, move.to, supply,
-                                min(left, RESERVE_LOOKAHEAD))
+    return not _keeps_moving(view.rules.board, move.to, *supply, min(left, RESERVE_LOOKAHEAD))
 
 
 def reserve_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
@@ -949,6 +963,39 @@ def reserve_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
     :func:`strand <strands>` the mover, or every legal move when each of them would."""
     keep = [m for m in legal if not strands(view, m)]
     return keep or list(legal)
+
+
+#: ``ticket_plan``: a move onto one of Mr X's possible locations counts as lasting every round
+#: left (it may catch him) while there are at most this many of them (a one in five chance or
+#: better); with more, a ticket the rest of the game needs is worth more than the chance.
+PLAN_CATCH = 5
+
+
+def moves_after(view: PlayerView, move: Move) -> int:
+    """``ticket_plan``: how many of the rounds left after ``move`` its detective can still
+    move in with the tickets it keeps (other pieces ignored); every round left for a pass, a
+    piece that moves free (police), or a move onto one of Mr X's possible locations while
+    there are at most :data:`PLAN_CATCH` of them (it may catch him)."""
+    piece = move.piece or view.to_move
+    left = max(0, view.rules.last_round - view.round)
+    if view.side != "detectives" or piece is None or move.is_pass or move.is_double or \
+            move.ticket is None or move.to is None or (
+                move.to in view.possible and len(view.possible) <= PLAN_CATCH):
+        return left
+    supply = _supply(view, piece)
+    if supply is None or move.ticket not in TICKET_ORDER:
+        return left
+    supply[TICKET_ORDER.index(move.ticket)] -= 1
+    return _moves_left(view.rules.board, move.to, *supply, left)
+
+
+def plan_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
+    """The detectives' root moves under ``ticket_plan``: the legal moves after which the
+    mover can go on moving the most rounds, up to the last (:func:`moves_after`): no move that
+    spends a ticket the rest of the game needs, when another keeps it."""
+    scores = [moves_after(view, m) for m in legal]
+    most = max(scores, default=0)
+    return [m for m, n in zip(legal, scores, strict=True) if n == most]
 
 
 def taxis_short(view: PlayerView, piece: str) -> bool:
@@ -1083,8 +1130,10 @@ class MCTSAgent:
         if opts.fast and compiling():  # the searches run on the pure-Python kernel for now
             budget = while_compiling(budget, opts.playouts)
         reserve = view.side == "detectives" and opts.ticket_reserve > 0
-        root_moves = reserve_root_moves(view, legal) if reserve else legal
-        if reserve and len(root_moves) == 1:
+        plan = view.side == "detectives" and opts.ticket_plan
+        root_moves = plan_root_moves(view, legal) if plan else \
+            reserve_root_moves(view, legal) if reserve else legal
+        if (reserve or plan) and len(root_moves) == 1:
             self.last_search = None
             return root_moves[0]
         keep = opts.keep_tree and view.side == "detectives" and opts.determinization == "single"
