@@ -75,7 +75,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "info_weight": 0.0, "region_weight": 0.0, "determinization": "single",
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
-    assert NW_OFF == {"ticket_reserve": 0.0, "ticket_plan": False, "mr_x_nodes": "move",
+    assert NW_OFF == {"ticket_reserve": 0.0, "ticket_plan": "off", "mr_x_nodes": "move",
                       "keep_tree": False}
     assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):

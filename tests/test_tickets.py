@@ -159,22 +159,37 @@ def test_ticket_plan_lets_a_detective_onto_a_possible_location_only_when_they_ar
     assert moves_after(view, moves["T11"]) == moves_after(view, moves["T4"]) < 2
 
 
+def test_ticket_plan_far_leaves_a_detective_that_lands_by_mr_x_free_to_chase():
+    board = london()
+    many = frozenset({13, 159, 160, 161, 162, 163, 164})  # 13 is one taxi ride from 4
+    assert len(many) > PLAN_CATCH and 13 in board.neighbours[0][4]
+    game = position(20, (1, 1, 1), possible=many)
+    view = game.view("D1")
+    moves = by_notation(game)
+    assert moves_after(view, moves["T4"], "all") < 2  # its last taxi: nowhere to go on
+    assert moves_after(view, moves["T4"], "far") == 2  # but it lands next to Mr X, maybe
+    assert min(board.distance(11, s) for s in many) > 1
+    assert moves_after(view, moves["T11"], "far") == moves_after(view, moves["T11"], "all") < 2
+    assert "T4" in {m.notation() for m in plan_root_moves(view, game.legal_moves(), "far")}
+    assert "T4" not in {m.notation() for m in plan_root_moves(view, game.legal_moves(), "all")}
+
+
 def test_the_agent_with_ticket_plan_plays_only_moves_that_last_longest():
     for round_, tickets in [(20, (1, 1, 1)), (12, (1, 1, 4)), (16, (1, 3, 3))]:
         game = position(round_, tickets)
         view = game.view("D1")
         keep = plan_root_moves(view, game.legal_moves())
         assert 0 < len(keep) < len(game.legal_moves()), (round_, tickets)
-        agent = MCTSAgent("detectives", ticket_plan=True, **PURE)
+        agent = MCTSAgent("detectives", ticket_plan="all", **PURE)
         for seed in range(2):
             move = agent.choose(view, game.legal_moves(), random.Random(seed),
                                 Budget(playouts=60))
             assert move in keep
 
 
-@pytest.mark.parametrize("bad", [1, "yes", None])
+@pytest.mark.parametrize("bad", [True, 1, "yes", None])
 def test_ticket_plan_is_checked_with_a_clear_error(bad):
-    with pytest.raises(ValueError, match="ticket_plan is true or false"):
+    with pytest.raises(ValueError, match="ticket_plan is 'off' or 'all' or 'far'"):
         MCTSOptions(ticket_plan=bad)
 
 

@@ -140,6 +140,10 @@ MR_X_MODELS = ("paranoid", "public", "hypothesis", "open")
 #: detectives' playouts only (``"seekers"``: their model of him; his own search as with
 #: ``"off"``), or in the detectives' tree too (``"search"``).
 ATTACH_MODELS = ("off", "playouts", "search", "seekers")
+#: ``ticket_plan``: the detectives' ticket plan to the game's end (:func:`plan_root_moves`):
+#: off, for every detective's move (``"all"``), or only for a move that lands away from Mr X's
+#: possible locations (``"far"``: a detective that lands on or next to one chases freely).
+TICKET_PLANS = ("off", "all", "far")
 BELIEF_MODELS = ("categorization", "policy", "learned")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
@@ -207,7 +211,7 @@ class MCTSOptions:
     determinizations: int = 20
     vote: str = "visits"
     ticket_reserve: float = 0.0
-    ticket_plan: bool = False
+    ticket_plan: str = "off"
     mr_x_nodes: str = "move"
     keep_tree: bool = False
     attach_model: str = "off"
@@ -253,7 +257,7 @@ class MCTSOptions:
                              f"{self.horizon_step!r}")
         for name in ("progressive_history", "history_playouts", "move_filter",
                      "categorization", "attach_double", "critical", "fast",
-                     "mr_x_reduction", "keep_tree", "ticket_plan"):
+                     "mr_x_reduction", "keep_tree"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
         choice("cal_target", ("actual", "possible"))
@@ -265,6 +269,7 @@ class MCTSOptions:
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
         choice("attach_model", ATTACH_MODELS)
+        choice("ticket_plan", TICKET_PLANS)
         choice("mr_x_model", MR_X_MODELS)
         choice("belief", BELIEF_MODELS)
         choice("determinization", DETERMINIZATION_MODES)
@@ -322,7 +327,7 @@ NW_2026_12_06: dict[str, Any] = {"mr_x_model": "paranoid", "attach_model": "off"
 #: Switches added after ``nw`` was frozen, which ``nw`` keeps off: not in :data:`NW_SETTINGS`,
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
-NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "ticket_plan": False, "mr_x_nodes": "move",
+NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "ticket_plan": "off", "mr_x_nodes": "move",
                           "keep_tree": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
@@ -971,11 +976,12 @@ def reserve_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
 PLAN_CATCH = 5
 
 
-def moves_after(view: PlayerView, move: Move) -> int:
+def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
     """``ticket_plan``: how many of the rounds left after ``move`` its detective can still
     move in with the tickets it keeps (other pieces ignored); every round left for a pass, a
-    piece that moves free (police), or a move onto one of Mr X's possible locations while
-    there are at most :data:`PLAN_CATCH` of them (it may catch him)."""
+    piece that moves free (police), a move onto one of Mr X's possible locations while there
+    are at most :data:`PLAN_CATCH` of them (it may catch him), and with ``plan="far"`` a move
+    that lands on or next to any of them (the chase goes first)."""
     piece = move.piece or view.to_move
     left = max(0, view.rules.last_round - view.round)
     if view.side != "detectives" or piece is None or move.is_pass or move.is_double or \
@@ -985,15 +991,20 @@ def moves_after(view: PlayerView, move: Move) -> int:
     supply = _supply(view, piece)
     if supply is None or move.ticket not in TICKET_ORDER:
         return left
+    if plan == "far" and view.possible:
+        row = london(view.rules.board).distance_row(move.to)
+        if min(row[s] for s in view.possible) <= 1:
+            return left
     supply[TICKET_ORDER.index(move.ticket)] -= 1
     return _moves_left(view.rules.board, move.to, *supply, left)
 
 
-def plan_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
-    """The detectives' root moves under ``ticket_plan``: the legal moves after which the
-    mover can go on moving the most rounds, up to the last (:func:`moves_after`): no move that
-    spends a ticket the rest of the game needs, when another keeps it."""
-    scores = [moves_after(view, m) for m in legal]
+def plan_root_moves(view: PlayerView, legal: Sequence[Move], plan: str = "all") -> list[Move]:
+    """The detectives' root moves under ``ticket_plan`` (``"all"`` or ``"far"``): the legal
+    moves after which the mover can go on moving the most rounds, up to the last
+    (:func:`moves_after`): no move that spends a ticket the rest of the game needs, when
+    another keeps it."""
+    scores = [moves_after(view, m, plan) for m in legal]
     most = max(scores, default=0)
     return [m for m, n in zip(legal, scores, strict=True) if n == most]
 
@@ -1130,8 +1141,8 @@ class MCTSAgent:
         if opts.fast and compiling():  # the searches run on the pure-Python kernel for now
             budget = while_compiling(budget, opts.playouts)
         reserve = view.side == "detectives" and opts.ticket_reserve > 0
-        plan = view.side == "detectives" and opts.ticket_plan
-        root_moves = plan_root_moves(view, legal) if plan else \
+        plan = view.side == "detectives" and opts.ticket_plan != "off"
+        root_moves = plan_root_moves(view, legal, opts.ticket_plan) if plan else \
             reserve_root_moves(view, legal) if reserve else legal
         if (reserve or plan) and len(root_moves) == 1:
             self.last_search = None
