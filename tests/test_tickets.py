@@ -15,6 +15,7 @@ from scotlandyard.ai import Budget, make_agent
 from scotlandyard.ai.mcts import (
     NW_OFF,
     PLAN_CATCH,
+    PLAN_LATE,
     ChildStats,
     MCTSAgent,
     MCTSOptions,
@@ -172,6 +173,13 @@ def test_ticket_plan_far_leaves_a_detective_that_lands_by_mr_x_free_to_chase():
     assert moves_after(view, moves["T11"], "far") == moves_after(view, moves["T11"], "all") < 2
     assert "T4" in {m.notation() for m in plan_root_moves(view, game.legal_moves(), "far")}
     assert "T4" not in {m.notation() for m in plan_root_moves(view, game.legal_moves(), "all")}
+    # "late": as "far" while more than PLAN_LATE rounds are left after the move, then as "all"
+    assert view.rules.last_round - view.round <= PLAN_LATE
+    assert moves_after(view, moves["T4"], "late") == moves_after(view, moves["T4"], "all")
+    early = position(12, (1, 1, 8), possible=many).view("D1")
+    assert early.rules.last_round - early.round > PLAN_LATE
+    assert moves_after(early, moves["T4"], "late") == moves_after(early, moves["T4"], "far") \
+        == 10 > moves_after(early, moves["T4"], "all")
 
 
 def test_the_agent_with_ticket_plan_plays_only_moves_that_last_longest():
@@ -189,7 +197,7 @@ def test_the_agent_with_ticket_plan_plays_only_moves_that_last_longest():
 
 @pytest.mark.parametrize("bad", [True, 1, "yes", None])
 def test_ticket_plan_is_checked_with_a_clear_error(bad):
-    with pytest.raises(ValueError, match="ticket_plan is 'off' or 'all' or 'far'"):
+    with pytest.raises(ValueError, match="ticket_plan is 'off' or 'all' or 'far' or 'late'"):
         MCTSOptions(ticket_plan=bad)
 
 

@@ -141,9 +141,11 @@ MR_X_MODELS = ("paranoid", "public", "hypothesis", "open")
 #: ``"off"``), or in the detectives' tree too (``"search"``).
 ATTACH_MODELS = ("off", "playouts", "search", "seekers")
 #: ``ticket_plan``: the detectives' ticket plan to the game's end (:func:`plan_root_moves`):
-#: off, for every detective's move (``"all"``), or only for a move that lands away from Mr X's
-#: possible locations (``"far"``: a detective that lands on or next to one chases freely).
-TICKET_PLANS = ("off", "all", "far")
+#: off, for every detective's move (``"all"``), only for a move that lands away from Mr X's
+#: possible locations (``"far"``: a detective that lands on or next to one chases freely), or
+#: as ``"far"`` but for every move once :data:`PLAN_LATE` rounds or fewer are left after it
+#: (``"late"``: the last tickets kept for the last rounds).
+TICKET_PLANS = ("off", "all", "far", "late")
 BELIEF_MODELS = ("categorization", "policy", "learned")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
@@ -974,6 +976,9 @@ def reserve_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
 #: left (it may catch him) while there are at most this many of them (a one in five chance or
 #: better); with more, a ticket the rest of the game needs is worth more than the chance.
 PLAN_CATCH = 5
+#: ``ticket_plan="late"``: from this many rounds left after a move, every detective keeps to
+#: the plan, chasing or not.
+PLAN_LATE = 3
 
 
 def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
@@ -981,7 +986,8 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
     move in with the tickets it keeps (other pieces ignored); every round left for a pass, a
     piece that moves free (police), a move onto one of Mr X's possible locations while there
     are at most :data:`PLAN_CATCH` of them (it may catch him), and with ``plan="far"`` a move
-    that lands on or next to any of them (the chase goes first)."""
+    that lands on or next to any of them (the chase goes first; with ``plan="late"`` while
+    more than :data:`PLAN_LATE` rounds are left after it)."""
     piece = move.piece or view.to_move
     left = max(0, view.rules.last_round - view.round)
     if view.side != "detectives" or piece is None or move.is_pass or move.is_double or \
@@ -991,7 +997,7 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
     supply = _supply(view, piece)
     if supply is None or move.ticket not in TICKET_ORDER:
         return left
-    if plan == "far" and view.possible:
+    if (plan == "far" or (plan == "late" and left > PLAN_LATE)) and view.possible:
         row = london(view.rules.board).distance_row(move.to)
         if min(row[s] for s in view.possible) <= 1:
             return left
@@ -1000,7 +1006,7 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
 
 
 def plan_root_moves(view: PlayerView, legal: Sequence[Move], plan: str = "all") -> list[Move]:
-    """The detectives' root moves under ``ticket_plan`` (``"all"`` or ``"far"``): the legal
+    """The detectives' root moves under ``ticket_plan`` (``"all"``, ``"far"``, ``"late"``): the legal
     moves after which the mover can go on moving the most rounds, up to the last
     (:func:`moves_after`): no move that spends a ticket the rest of the game needs, when
     another keeps it."""
