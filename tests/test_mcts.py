@@ -1468,6 +1468,20 @@ def test_keep_tree_continues_a_teammates_tree_and_never_after_a_hidden_move():
     other = Game.new(Rules.classic(), seed=9)
     other.push(other.legal_moves()[0])
     assert agent._reusable(other.view("D1")) is None
+    # nor does another game whose public moves are the same so far but whose detectives
+    # started elsewhere (the first round of the next game, with the same ticket for Mr X)
+    fresh = MCTSAgent("detectives", keep_tree=True, fast=False)
+    first = Game.new(Rules.classic(), seed=8)
+    second = Game.new(Rules.classic(), seed=11)
+    assert {first.view("X").stations[p] for p in first.rules.hunters} != \
+        {second.view("X").stations[p] for p in second.rules.hunters}
+    for g in (first, second):
+        g.push(next(m for m in g.legal_moves() if not m.is_double and m.ticket == Ticket.TAXI))
+    assert first.view("D1").history == second.view("D1").history
+    view = first.view("D1")
+    fresh.choose(view, view.legal_moves, rng, budget)
+    assert fresh._reusable(first.view("D1")) is not None  # the same position: its own tree
+    assert fresh._reusable(second.view("D1")) is None
     # Mr X's search keeps nothing (the option is the detectives'); nw keeps its trees off
     mr_x = MCTSAgent("mr_x", keep_tree=True, fast=False)
     x_view = other.view("X") if other.to_move == "X" else Game.new(Rules.classic(), seed=9).view("X")

@@ -247,10 +247,11 @@ def test_ticket_reserve_is_checked_with_a_clear_error(bad):
 
 
 def test_the_mcts_agent_and_its_levels_manage_tickets():
-    assert make_agent("mcts", side="detectives", **PURE).options.ticket_reserve == 0.4
+    options = make_agent("mcts", side="detectives", **PURE).options
+    assert (options.ticket_plan, options.ticket_reserve) == ("late", 0.0)
     for level in ("medium", "hard", "max"):
         agent = make_agent(level, side="detectives", **PURE)
-        assert agent.agents["detectives"].options.ticket_reserve == 0.4
+        assert agent.agents["detectives"].options.ticket_plan == "late"
 
 
 def test_nw_keeps_the_ticket_management_off():

@@ -338,7 +338,6 @@ NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "ticket_plan": "off", "mr_x_nod
 FIRST_READING: dict[str, Any] = {
     "coalition": "piece", "mr_x_reduction": True, "model_playouts": "cal",
     "double_filter": "everywhere", "black_exemption": "ferry_line", "attach_budget": "extra",
-    "attach_model": "off",
 }
 
 #: This package's best settings, over the paper's: the ``mcts`` agent (measured in
@@ -346,7 +345,8 @@ FIRST_READING: dict[str, Any] = {
 BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "horizon": 3,
                                  "model_epsilon": 0.05, "region_weight": 0.5,
                                  "coalition_reduction": 0.4, "belief": "policy",
-                                 "ticket_reserve": 0.4, **FIRST_READING}
+                                 "attach_model": "seekers", "keep_tree": True,
+                                 "ticket_plan": "late", **FIRST_READING}
 
 
 @dataclass(frozen=True)
@@ -1100,7 +1100,7 @@ class MCTSAgent:
             resolve_weights(self.options.categorization_weights)  # fail early on a bad table
         self.last_search: MCTSSearch | None = None
         #: ``keep_tree``: the public history when the kept search started, and its tree
-        self._kept: tuple[tuple[PublicMove, ...], _Tree] | None = None
+        self._kept: tuple[tuple[PublicMove, ...], dict[str, int], _Tree] | None = None
         #: Iterations of the last move's searches together (the attach rule's second search
         #: included); 0 when the move needed no search.
         self.last_iterations = 0
@@ -1157,7 +1157,7 @@ class MCTSAgent:
         search = MCTSSearch(view, opts, seed, root_moves=root_moves, weights=weights,
                             reuse=self._reusable(view) if keep else None)
         if keep and search._tree is not None:
-            self._kept = (view.history, search._tree)
+            self._kept = (view.history, dict(view.stations), search._tree)
         attach = self.options.attach_double and view.side == "mr_x"
         boat = self.options.black_exemption == "boat_station"
         shared = attach and self.options.attach_budget == "shared" and any(
@@ -1199,18 +1199,25 @@ class MCTSAgent:
         """``keep_tree``: the kept tree and its node that ``view``'s position is, found by
         following the public moves made since the kept search (a teammate's move, this
         piece's own); None when a move is not in that tree or hides a station (Mr X's, in the
-        detectives' view), or the view is of another game."""
+        detectives' view), or the view is of another game: the hunters' stations then, moved
+        by the moves since, must be theirs now (a game with other starts and the same public
+        moves, e.g. the first round of the next game, is another position)."""
         if self._kept is None:
             return None
-        history, tree = self._kept
+        history, stations, tree = self._kept
         if len(view.history) < len(history) or view.history[:len(history)] != history:
             return None
         node: int | None = 0
+        now = dict(stations)
         for pm in view.history[len(history):]:
             code = _public_code(pm, view.rules)
             if code is None or node is None:
                 return None
             node = tree.child(node, code)
+            if pm.steps and pm.steps[-1][1] is not None:
+                now[pm.piece] = pm.steps[-1][1]
+        if any(view.stations.get(p) != now.get(p) for p in view.rules.hunters):
+            return None
         return None if node is None else (tree, node)
 
     def __repr__(self) -> str:
