@@ -962,7 +962,8 @@ def strands(view: PlayerView, move: Move) -> bool:
     if supply is None or left <= 0 or move.ticket not in TICKET_ORDER:
         return False
     supply[TICKET_ORDER.index(move.ticket)] -= 1
-    return not _keeps_moving(view.rules.board, move.to, *supply, min(left, RESERVE_LOOKAHEAD))
+    return not _keeps_moving(view.rules.board, move.to, supply[0], supply[1], supply[2],
+                             min(left, RESERVE_LOOKAHEAD))
 
 
 def reserve_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
@@ -1002,7 +1003,7 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
         if min(row[s] for s in view.possible) <= 1:
             return left
     supply[TICKET_ORDER.index(move.ticket)] -= 1
-    return _moves_left(view.rules.board, move.to, *supply, left)
+    return _moves_left(view.rules.board, move.to, supply[0], supply[1], supply[2], left)
 
 
 def plan_root_moves(view: PlayerView, legal: Sequence[Move], plan: str = "all") -> list[Move]:
