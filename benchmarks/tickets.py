@@ -1,6 +1,7 @@
-"""Ticket management of the ``mcts`` detectives (issue 24, item 3): ``mcts`` detectives with
-and without ``ticket_reserve`` against ``nw``'s Mr X, the same playouts a move for both sides,
-on the same seeded starts in both arms.
+"""Ticket management of the ``mcts`` detectives (issue 24, item 3): ``mcts`` detectives
+without ticket management (``base``), with session 8's ``ticket_reserve`` (``reserve``) and
+with today's ``ticket_plan="late"`` (``plan``, ``mcts`` as it is) against ``nw``'s Mr X, the
+same playouts a move for both sides, on the same seeded starts in every arm.
 
 Classic rules give a detective 10 taxi, 8 bus and 4 underground tickets for 22 rounds: one
 that spends its taxis early can only move at bus and underground stations, and when no
@@ -12,6 +13,9 @@ out, passes, in which round the stuck endings came, what the stuck detectives he
 
     python benchmarks/tickets.py --games 100 --round-size 25 --out runs/tickets
     python benchmarks/tickets.py --games 100 --max-new-games 0 --out runs/tickets  # table only
+    python benchmarks/tickets.py --arms base,reserve,plan --reserve 0.4 --out runs/tickets
+
+Every arm after the first is compared with the first.
 
 Each arm and sample is an arena run folder (``<out>/<arm>-<playouts>-seed<seed>``): a stopped
 run resumes. ``--round-size n`` plays every folder to n games, then to 2n, ..., so that a run
@@ -35,15 +39,22 @@ from scotlandyard.ai.arena.run import run_arena
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nijssen_winands import fisher_exact  # noqa: E402
 
-#: The two arms: today's ``mcts`` detectives, and the same with the ticket management on.
-ARMS: dict[str, dict[str, Any]] = {"base": {}, "reserve": {}}
+#: The arms: today's ``mcts`` detectives without ticket management, with the ticket reserve
+#: instead of the plan, and as they are (the plan).
+ARMS: dict[str, dict[str, Any]] = {
+    "base": {"ticket_reserve": 0.0, "ticket_plan": "off"},
+    "reserve": {"ticket_plan": "off"},
+    "plan": {"ticket_reserve": 0.0, "ticket_plan": "late"},
+}
 TICKET_LETTERS = {"T": 0, "B": 1, "U": 2}
 
 
 def config(arm: str, reserve: float, playouts: int, seed: int, games: int) -> ArenaConfig:
-    """The arena run of ``arm`` (``base`` or ``reserve``) on start sample ``seed``."""
-    # written out: ``mcts`` has the ticket management on by default since this benchmark
-    opts: dict[str, Any] = {"ticket_reserve": 0.0 if arm == "base" else reserve}
+    """The arena run of ``arm`` (``base``, ``reserve`` or ``plan``) on start sample ``seed``."""
+    # written out: ``mcts``'s defaults changed since this benchmark began
+    opts: dict[str, Any] = dict(ARMS[arm])
+    if arm == "reserve":
+        opts["ticket_reserve"] = reserve
     return ArenaConfig(mr_x="nw", detectives="mcts", games=games,
                        rules=Rules.classic(detectives=5), detectives_options=opts,
                        budget=playouts, seed=seed)
@@ -51,7 +62,7 @@ def config(arm: str, reserve: float, playouts: int, seed: int, games: int) -> Ar
 
 def folder(out: Path, arm: str, reserve: float, playouts: int, seed: int) -> Path:
     """The run folder of one arm and sample."""
-    name = "base" if arm == "base" else f"reserve{reserve:g}"
+    name = f"reserve{reserve:g}" if arm == "reserve" else arm
     return out / f"{name}-{playouts}-seed{seed}"
 
 
@@ -117,7 +128,8 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, default=1000, help="both sides, a move")
     parser.add_argument("--samples", default="11,2012", help="arena seeds, comma-separated")
     parser.add_argument("--reserve", type=float, default=0.3, help="the ticket_reserve arm's value")
-    parser.add_argument("--arms", default="base,reserve", help="arms to play (base, reserve)")
+    parser.add_argument("--arms", default="base,plan",
+                        help="arms to play, comma-separated (base, reserve, plan)")
     parser.add_argument("--round-size", type=int, default=0)
     parser.add_argument("--max-new-games", type=int, default=None,
                         help="new games per folder and round (0: only tabulate)")
@@ -127,7 +139,7 @@ def main() -> None:
     arms = [a for a in args.arms.split(",") if a]
     for a in arms:
         if a not in ARMS:
-            raise SystemExit(f"an arm is base or reserve, not {a!r}")
+            raise SystemExit(f"an arm is base, reserve or plan, not {a!r}")
     out = Path(args.out)
     step = args.round_size or args.games
     targets = list(range(step, args.games, step)) + [args.games]
@@ -140,9 +152,11 @@ def main() -> None:
                 result[arm, seed] = run_arena(
                     cfg, folder(out, arm, args.reserve, args.playouts, seed), progress=False,
                     max_games=args.max_new_games)
-    label = {"base": "mcts", "reserve": f"mcts, ticket_reserve={args.reserve:g}"}
+    label = {"base": "mcts without ticket management",
+             "reserve": f"mcts, ticket_reserve={args.reserve:g}",
+             "plan": 'mcts (ticket_plan="late")'}
     print(f"mcts detectives against nw's Mr X, {args.playouts:,} playouts a move for both; "
-          f"the same starts in both arms\n")
+          f"the same starts in every arm\n")
     print("| sample | arm | games | detectives' wins | win rate | detectives stuck | "
           "detectives' ms a move |")
     print("|---|---|---:|---:|---:|---:|---:|")
@@ -164,11 +178,11 @@ def main() -> None:
             ms = f"{think / moves * 1000:.1f}" if moves else "-"
             print(f"| {sample if sample is not None else 'pooled'} | {label[arm]} | {n:.0f} | "
                   f"{w:.0f} | {rate} | {s:.0f} | {ms} |")
-    if len(arms) == 2:
-        n0, w0, s0 = (int(v) for v in pooled[arms[0]][:3])
-        n1, w1, s1 = (int(v) for v in pooled[arms[1]][:3])
+    n0, w0, s0 = (int(v) for v in pooled[arms[0]][:3])
+    for other in arms[1:]:
+        n1, w1, s1 = (int(v) for v in pooled[other][:3])
         if n0 and n1:
-            print(f"\nPooled, {label[arms[1]]} against {label[arms[0]]}: detectives stuck "
+            print(f"\nPooled, {label[other]} against {label[arms[0]]}: detectives stuck "
                   f"{s1}/{n1} against {s0}/{n0} (ratio {s1 / n1 / max(s0 / n0, 1e-9):.2f}, "
                   f"Fisher p = {fisher_exact(s1, n1, s0, n0):.3g}); wins {w1}/{n1} against "
                   f"{w0}/{n0} ({(w1 / n1 - w0 / n0) * 100:+.1f} points, "
