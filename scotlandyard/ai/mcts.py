@@ -925,7 +925,7 @@ def _keeps_moving(board: BoardName, station: int, taxi: int, bus: int, undergrou
     return _moves_left(board, station, taxi, bus, underground, steps) >= steps
 
 
-@functools.lru_cache(maxsize=1 << 18)
+@functools.lru_cache(maxsize=1 << 16)  # about 10 MB at most
 def _moves_left(board: BoardName, station: int, taxi: int, bus: int, underground: int,
                 cap: int) -> int:
     """The most moves (at most ``cap``) a piece on ``station`` of ``board`` holding ``taxi``,
