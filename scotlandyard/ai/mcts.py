@@ -71,13 +71,16 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   over the possible locations at critical moments (:func:`.belief_search.best_cover`).
   ``belief="learned"`` (an option, off by default): the same weighting with a model of Mr X
   learned from self-play (:func:`.nets.learned_weights`, docs/ai.md "Learned parts").
-- ``ticket_reserve=0.4``: the detectives' ticket management, at the root. No move that leaves
-  a detective tickets it cannot use in the next rounds from where it lands (:func:`strands`);
-  while its taxis cannot pay for every round left, of the moves about as good as the most
-  visited (at least ``1 - ticket_reserve`` of its visits) the one that spends the least
-  usable ticket, underground before bus before taxi (:func:`reserve_choice`). Against ``nw``'s
-  Mr X at 1,000 playouts a move it ends 6 of 200 games "detectives stuck" where ``mcts``
-  without it ended 50 (benchmarks/tickets.py; docs/experiments.md).
+- ``ticket_plan="late"``: the detectives' ticket management, at the root: a detective keeps
+  only the moves after which its tickets let it go on moving the most of the rounds left, up
+  to every one (:func:`plan_root_moves`), except that until the last :data:`PLAN_LATE` rounds a
+  move landing on or next to one of Mr X's possible locations is free. Against ``nw``'s Mr X
+  it ends 23 of 200 games "detectives stuck" at 1,000 playouts a move where ``mcts`` without
+  ticket management ended 56 (12 against 37 at 4,000; docs/experiments.md, session 16). The
+  older ``ticket_reserve`` (an option) cuts them as much but costs strength against ``nw``.
+- ``attach_model="seekers"``: the hider's attach rule in the detectives' playouts (their model
+  of him; Mr X's own search is unchanged), and ``keep_tree=True``: a detective's search goes on
+  in the subtree a teammate's search built.
 
 The search runs in :mod:`scotlandyard.kernel._kernel`, compiled by numba (``fast=True``) or as
 plain Python (``fast=False``, and automatically without numba); both give the same move for the
