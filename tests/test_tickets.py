@@ -16,6 +16,7 @@ from scotlandyard.ai.mcts import (
     NW_OFF,
     PLAN_CATCH,
     PLAN_LATE,
+    TICKET_ORDER,
     ChildStats,
     MCTSAgent,
     MCTSOptions,
@@ -124,7 +125,7 @@ def test_ticket_plan_counts_the_rounds_a_move_leaves_as_brute_force_does():
             left = view.rules.last_round - view.round
             for m in game.legal_moves():
                 held = list(tickets)
-                held[(Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND).index(m.ticket)] -= 1
+                held[TICKET_ORDER.index(m.ticket)] -= 1
                 n = moves_after(view, m)
                 assert n == _longest(board, m.to, tuple(held), left), (round_, tickets, m)
                 if strands(view, m):  # what fails within three rounds falls short of them

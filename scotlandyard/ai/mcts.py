@@ -92,6 +92,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import itertools
 import math
 import random
 import time
@@ -403,32 +404,25 @@ class _Tree:
         free order); the root's other children are dropped with their subtrees, and their
         visits taken off the root's."""
         W = K.TR_W
-        otr, otv = old.tr, old.tv
-
-        dropped = 0
-
-        def kids(v: int) -> list[int]:
-            nonlocal dropped
-            out = []
-            ch = int(otr[v * W + K.TR_CHILD])
-            while ch != -1:
-                if v != node or offered is None or int(otr[ch * W + K.TR_MOVE]) in offered:
-                    out.append(ch)
-                else:
-                    dropped += int(otr[ch * W + K.TR_VIS])
-                ch = int(otr[ch * W + K.TR_SIB])
-            return out
-
+        otv = old.tv
         order = [node]
         children: dict[int, list[int]] = {}
+        dropped = 0  # visits of the root's children left out
         k = 0
         while k < len(order):
-            children[order[k]] = kids(order[k])
-            order.extend(children[order[k]])
+            v = order[k]
+            own = []
+            for ch, code, vis, _ in old.children(v):
+                if v == node and offered is not None and code not in offered:
+                    dropped += vis
+                else:
+                    own.append(ch)
+            children[v] = own
+            order.extend(own)
             k += 1
         index = {v: i for i, v in enumerate(order)}
         self.ensure(len(order))
-        tr, tv = self.tr, self.tv
+        tr, tv, otr = self.tr, self.tv, old.tr
         for new, v in enumerate(order):
             b, nb = v * W, new * W
             own = children[v]
@@ -437,8 +431,10 @@ class _Tree:
             tr[nb + K.TR_CHILD] = index[own[0]] if own else -1
             tr[nb + K.TR_VIS] = int(otr[b + K.TR_VIS])
             tv[new] = float(otv[v])
-            for a, z in zip(own, [*own[1:], -1][:len(own)], strict=True):
-                tr[index[a] * W + K.TR_SIB] = index[z] if z != -1 else -1
+            for a, z in itertools.pairwise(own):
+                tr[index[a] * W + K.TR_SIB] = index[z]
+            if own:
+                tr[index[own[-1]] * W + K.TR_SIB] = -1
         tr[K.TR_SIB] = -1
         tr[K.TR_VIS] = max(0, int(tr[K.TR_VIS]) - dropped)
         self.mt[K.MT_NODES] = len(order)
@@ -920,12 +916,18 @@ def _supply(view: PlayerView, piece: str) -> list[int] | None:
     return [int(c or 0) for c in counts]
 
 
-def _keeps_moving(board: BoardName, station: int, taxi: int, bus: int, underground: int,
-                  steps: int) -> bool:
-    """True if a piece on ``station`` of ``board`` holding ``taxi``, ``bus`` and
-    ``underground`` tickets can make ``steps`` more moves, other pieces ignored (they move
-    on)."""
-    return _moves_left(board, station, taxi, bus, underground, steps) >= steps
+def _tickets_after(view: PlayerView, move: Move) -> list[int] | None:
+    """The taxi, bus and underground tickets the detective making ``move`` keeps after it;
+    None when ``move`` is not a detective's single step on one of them (a pass, a double
+    move, Mr X's move, a police piece that moves free)."""
+    piece = move.piece or view.to_move
+    if view.side != "detectives" or piece is None or move.is_pass or move.is_double or \
+            move.ticket not in TICKET_ORDER or move.to is None:
+        return None
+    supply = _supply(view, piece)
+    if supply is not None:
+        supply[TICKET_ORDER.index(move.ticket)] -= 1
+    return supply
 
 
 @functools.lru_cache(maxsize=1 << 16)  # about 10 MB at most
@@ -956,17 +958,13 @@ def strands(view: PlayerView, move: Move) -> bool:
     the station it lands on, e.g. its last taxi spent for a station without an underground
     line while it holds underground tickets only. A move onto one of Mr X's possible
     locations never strands (it may catch him); nor does a move in the last round."""
-    piece = move.piece or view.to_move
-    if view.side != "detectives" or piece is None or move.is_pass or move.is_double or \
-            move.ticket is None or move.to is None or move.to in view.possible:
-        return False
-    supply = _supply(view, piece)
+    held = _tickets_after(view, move)
     left = view.rules.last_round - view.round
-    if supply is None or left <= 0 or move.ticket not in TICKET_ORDER:
+    if held is None or left <= 0 or move.to in view.possible:
         return False
-    supply[TICKET_ORDER.index(move.ticket)] -= 1
-    return not _keeps_moving(view.rules.board, move.to, supply[0], supply[1], supply[2],
-                             min(left, RESERVE_LOOKAHEAD))
+    assert move.to is not None
+    steps = min(left, RESERVE_LOOKAHEAD)
+    return _moves_left(view.rules.board, move.to, held[0], held[1], held[2], steps) < steps
 
 
 def reserve_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
@@ -992,21 +990,16 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
     are at most :data:`PLAN_CATCH` of them (it may catch him), and with ``plan="far"`` a move
     that lands on or next to any of them (the chase goes first; with ``plan="late"`` while
     more than :data:`PLAN_LATE` rounds are left after it)."""
-    piece = move.piece or view.to_move
     left = max(0, view.rules.last_round - view.round)
-    if view.side != "detectives" or piece is None or move.is_pass or move.is_double or \
-            move.ticket is None or move.to is None or (
-                move.to in view.possible and len(view.possible) <= PLAN_CATCH):
+    held = _tickets_after(view, move)
+    if held is None or (move.to in view.possible and len(view.possible) <= PLAN_CATCH):
         return left
-    supply = _supply(view, piece)
-    if supply is None or move.ticket not in TICKET_ORDER:
-        return left
+    assert move.to is not None
     if (plan == "far" or (plan == "late" and left > PLAN_LATE)) and view.possible:
         row = london(view.rules.board).distance_row(move.to)
         if min(row[s] for s in view.possible) <= 1:
             return left
-    supply[TICKET_ORDER.index(move.ticket)] -= 1
-    return _moves_left(view.rules.board, move.to, supply[0], supply[1], supply[2], left)
+    return _moves_left(view.rules.board, move.to, held[0], held[1], held[2], left)
 
 
 def plan_root_moves(view: PlayerView, legal: Sequence[Move], plan: str = "all") -> list[Move]:
@@ -1103,7 +1096,8 @@ class MCTSAgent:
         if self.options.categorization:
             resolve_weights(self.options.categorization_weights)  # fail early on a bad table
         self.last_search: MCTSSearch | None = None
-        #: ``keep_tree``: the public history when the kept search started, and its tree
+        #: ``keep_tree``: the public history and the stations when the kept search started,
+        #: and its tree
         self._kept: tuple[tuple[PublicMove, ...], dict[str, int], _Tree] | None = None
         #: Iterations of the last move's searches together (the attach rule's second search
         #: included); 0 when the move needed no search.
