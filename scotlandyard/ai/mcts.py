@@ -930,7 +930,7 @@ def _tickets_after(view: PlayerView, move: Move) -> list[int] | None:
     return supply
 
 
-@functools.lru_cache(maxsize=1 << 16)  # about 10 MB at most
+@functools.lru_cache(maxsize=1 << 16)  # at most about 16 MB (tracemalloc, full)
 def _moves_left(board: BoardName, station: int, taxi: int, bus: int, underground: int,
                 cap: int) -> int:
     """The most moves (at most ``cap``) a piece on ``station`` of ``board`` holding ``taxi``,
