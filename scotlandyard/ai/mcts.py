@@ -180,6 +180,10 @@ BLACK_EXEMPTIONS = ("ferry_line", "boat_station")
 #: tickets, a station only on a reveal slot; the station drawn by his playout policy among the
 #: moves the node stands for).
 MR_X_NODES = ("move", "seen")
+#: ``untried``: the order in which a node's untried moves are added to the tree: at random
+#: (``"random"``, the paper), or the greedy playout policy's choice first (``"policy"``: Mr X's
+#: MCD, a detective's distance to Mr X's station in the determinization).
+UNTRIED_ORDERS = ("random", "policy")
 
 
 @dataclass(frozen=True)
@@ -209,6 +213,8 @@ class MCTSOptions:
     black_exemption: str = "ferry_line"
     horizon: int = 0
     horizon_step: int = 0
+    seeker_horizon: int = 0
+    untried: str = "random"
     info_weight: float = 0.0
     region_weight: float = 0.0
     belief: str = "categorization"
@@ -257,6 +263,10 @@ class MCTSOptions:
                 self.horizon < 0:
             raise ValueError(f"MCTS option horizon is a whole number >= 0, not "
                              f"{self.horizon!r}")
+        if isinstance(self.seeker_horizon, bool) or not isinstance(self.seeker_horizon, int) \
+                or self.seeker_horizon < 0:
+            raise ValueError(f"MCTS option seeker_horizon is a whole number >= 0, not "
+                             f"{self.seeker_horizon!r}")
         if isinstance(self.horizon_step, bool) or not isinstance(self.horizon_step, int) or \
                 self.horizon_step < 0:
             raise ValueError(f"MCTS option horizon_step is a whole number >= 0, not "
@@ -274,6 +284,7 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
+        choice("untried", UNTRIED_ORDERS)
         choice("attach_model", ATTACH_MODELS)
         choice("ticket_plan", TICKET_PLANS)
         choice("mr_x_model", MR_X_MODELS)
@@ -334,7 +345,8 @@ NW_2026_12_06: dict[str, Any] = {"mr_x_model": "paranoid", "attach_model": "off"
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
 NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "ticket_plan": "off", "mr_x_nodes": "move",
-                          "keep_tree": False}
+                          "keep_tree": False, "seeker_horizon": 0,
+                          "untried": "random"}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -593,6 +605,7 @@ class MCTSSearch:
         # coalition reduction from the root hunter's side (the thesis): the detectives' search
         self._pf[K.PF_COAL] = int(opts.coalition == "root" and view.side == "detectives")
         self._pf[K.PF_XNODE] = int(opts.mr_x_nodes == "seen" and view.side == "detectives")
+        self._pf[K.PF_UNTRIED] = int(opts.untried == "policy")
         if opts.move_filter:
             filt = K.FILT_ON | (K.FILT_BOAT if opts.black_exemption == "boat_station" else 0)
             # the double-move test: FILT_NODOUBLE leaves it out (the tree: PF_FILT; the
@@ -614,6 +627,13 @@ class MCTSSearch:
             # Mr X's search: playouts stop ``horizon`` of his moves after the leaf, valued by
             # K.leaf_value (not caught, less the information term)
             self._pf[K.PF_HORIZON] = opts.horizon
+            self._pa[K.PA_INFO] = opts.info_weight
+            self._pa[K.PA_REG] = opts.region_weight
+        elif opts.seeker_horizon > 0:
+            # the detectives' search with a horizon: playouts stop ``seeker_horizon`` of Mr
+            # X's moves after the leaf; a hunter's value there is 1 less Mr X's leaf value (his
+            # room and, with ``info_weight``, how well the possible set hides him)
+            self._pf[K.PF_HORIZON] = opts.seeker_horizon
             self._pa[K.PA_INFO] = opts.info_weight
             self._pa[K.PA_REG] = opts.region_weight
         self._locs = kern.ints(locs)
