@@ -76,8 +76,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
     assert NW_OFF == {"ticket_reserve": 0.0, "ticket_plan": "off", "mr_x_nodes": "move",
-                      "keep_tree": False, "seeker_horizon": 0,
-                      "untried": "random"}
+                      "keep_tree": False, "untried": "random"}
     assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
@@ -157,7 +156,7 @@ def test_mcts_agent_is_the_best_settings_over_the_papers():
     {"determinization": "both"}, {"determinizations": 0}, {"determinizations": 2.5},
     {"determinizations": True}, {"vote": "sum"}, {"horizon": -1}, {"horizon": 2.5},
     {"info_weight": 1.5}, {"horizon_step": -1}, {"horizon_step": 1.5}, {"horizon_step": True},
-    {"untried": "best"}, {"seeker_horizon": -1}, {"seeker_horizon": 1.5}, {"seeker_horizon": True},
+    {"untried": "best"},
     {"region_weight": 1.5}, {"region_weight": -0.1}, {"model_epsilon": -0.1},
     {"model_epsilon": 2}, {"model_epsilon": "low"}, {"ticket_reserve": -0.1},
     {"ticket_reserve": 1.5}, {"ticket_reserve": "half"}, {"ticket_reserve": True},
@@ -988,13 +987,6 @@ def test_horizon_search_backs_up_leaf_values_for_mr_x_and_their_complement_for_h
     a.run(40)
     b.run(40)
     assert a.playout_plies == b.playout_plies
-    # seeker_horizon is the detectives' own: their playouts stop, Mr X's run as before
-    c = MCTSSearch(det, MCTSOptions(seeker_horizon=1, **PURE), seed=3)
-    c.run(40)
-    assert c.iterations == 40 and c.playout_plies < b.playout_plies / 3
-    x_short = MCTSSearch(view, MCTSOptions(mr_x_model="public", seeker_horizon=1, **PURE), seed=3)
-    x_short.run(80)
-    assert x_short.playout_plies == full.playout_plies
 
 
 def test_horizon_grows_by_one_for_every_factor_of_four_in_the_iterations():

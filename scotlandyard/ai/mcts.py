@@ -213,7 +213,6 @@ class MCTSOptions:
     black_exemption: str = "ferry_line"
     horizon: int = 0
     horizon_step: int = 0
-    seeker_horizon: int = 0
     untried: str = "random"
     info_weight: float = 0.0
     region_weight: float = 0.0
@@ -263,10 +262,6 @@ class MCTSOptions:
                 self.horizon < 0:
             raise ValueError(f"MCTS option horizon is a whole number >= 0, not "
                              f"{self.horizon!r}")
-        if isinstance(self.seeker_horizon, bool) or not isinstance(self.seeker_horizon, int) \
-                or self.seeker_horizon < 0:
-            raise ValueError(f"MCTS option seeker_horizon is a whole number >= 0, not "
-                             f"{self.seeker_horizon!r}")
         if isinstance(self.horizon_step, bool) or not isinstance(self.horizon_step, int) or \
                 self.horizon_step < 0:
             raise ValueError(f"MCTS option horizon_step is a whole number >= 0, not "
@@ -345,8 +340,7 @@ NW_2026_12_06: dict[str, Any] = {"mr_x_model": "paranoid", "attach_model": "off"
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
 NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "ticket_plan": "off", "mr_x_nodes": "move",
-                          "keep_tree": False, "seeker_horizon": 0,
-                          "untried": "random"}
+                          "keep_tree": False, "untried": "random"}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -627,13 +621,6 @@ class MCTSSearch:
             # Mr X's search: playouts stop ``horizon`` of his moves after the leaf, valued by
             # K.leaf_value (not caught, less the information term)
             self._pf[K.PF_HORIZON] = opts.horizon
-            self._pa[K.PA_INFO] = opts.info_weight
-            self._pa[K.PA_REG] = opts.region_weight
-        elif opts.seeker_horizon > 0:
-            # the detectives' search with a horizon: playouts stop ``seeker_horizon`` of Mr
-            # X's moves after the leaf; a hunter's value there is 1 less Mr X's leaf value (his
-            # room and, with ``info_weight``, how well the possible set hides him)
-            self._pf[K.PF_HORIZON] = opts.seeker_horizon
             self._pa[K.PA_INFO] = opts.info_weight
             self._pa[K.PA_REG] = opts.region_weight
         self._locs = kern.ints(locs)
