@@ -76,7 +76,7 @@ def test_nw_is_nijssen_winands_as_published_and_frozen():
         "determinizations": 20, "vote": "visits"}
     # every switch: the thesis's, and those added since the freeze, which nw keeps off
     assert NW_OFF == {"ticket_reserve": 0.0, "ticket_plan": "off", "mr_x_nodes": "move",
-                      "keep_tree": False, "untried": "random"}
+                      "keep_tree": False}
     assert set(NW_SETTINGS) | set(NW_OFF) == set(OPTION_NAMES) - {"fast", "playouts"}
     for side in ("mr_x", "detectives", None):
         agent = make_agent("nw", side=side, **PURE)
@@ -115,7 +115,7 @@ def test_the_nw_before_2026_12_07_is_kept_as_its_own_agent():
 
 #: The nw table's file and the kernel's search code, pinned (see the test above).
 NW_TABLE_SHA256 = "8e0d2ee2b52a6fd8fa6fc0e24342c6c1fa7970b1a60bf4302ff73c4ec2a6afa7"
-NW_KERNEL_SHA256 = "401887cf46a1f5d78e8e5f75ebf8ff9146903193a2d4c1e2ea4aad581bd0ec8b"
+NW_KERNEL_SHA256 = "4d29a1beb73122190d7bf66dacaa959991947bcc4a3c1c0b8c3f8a0c2f62c59c"
 
 
 def test_kernel_source_hash_follows_the_functions_the_search_calls(monkeypatch):
@@ -156,7 +156,6 @@ def test_mcts_agent_is_the_best_settings_over_the_papers():
     {"determinization": "both"}, {"determinizations": 0}, {"determinizations": 2.5},
     {"determinizations": True}, {"vote": "sum"}, {"horizon": -1}, {"horizon": 2.5},
     {"info_weight": 1.5}, {"horizon_step": -1}, {"horizon_step": 1.5}, {"horizon_step": True},
-    {"untried": "best"},
     {"region_weight": 1.5}, {"region_weight": -0.1}, {"model_epsilon": -0.1},
     {"model_epsilon": 2}, {"model_epsilon": "low"}, {"ticket_reserve": -0.1},
     {"ticket_reserve": 1.5}, {"ticket_reserve": "half"}, {"ticket_reserve": True},
@@ -1572,31 +1571,3 @@ def test_attach_in_the_playouts_turns_a_reachable_single_step_into_a_double_move
                 assert c1 == c0 and first == c0 >> 12
                 plain += 1
     assert attached > 0 and plain > 0
-
-
-def test_untried_policy_expands_the_greedy_playout_policys_move_first():
-    """``untried="policy"``: a node's first child is the move the greedy playout policy picks
-    (a detective: the move nearest Mr X's station in the determinization), not a random one;
-    ``"random"`` (the paper, ``nw``) draws it."""
-    from scotlandyard.board import london
-
-    game = advance(Game.new(Rules.classic(), seed=5), 3, 5)
-    while game.to_move == "X" or len(game.possible_locations()) != 1:
-        game = advance(game, 1, 5)
-    view = game.view(game.to_move)
-    (x,) = game.possible_locations()
-    board = london(view.rules.board)
-    dist = {m: board.distance(m.to, x) for m in game.legal_moves() if hasattr(m, "to")}
-    nearest = min(dist.values())
-    assert max(dist.values()) > nearest  # the position can tell the orders apart
-    firsts = set()
-    for seed in range(8):
-        for order in ("policy", "random"):
-            s = MCTSSearch(view, MCTSOptions(untried=order, **PURE), seed=seed)
-            s.run(1)
-            (child,) = s.root_children()
-            if order == "policy":
-                assert dist[child.move] == nearest
-            else:
-                firsts.add(dist[child.move])
-    assert firsts != {nearest}

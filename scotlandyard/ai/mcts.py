@@ -180,10 +180,6 @@ BLACK_EXEMPTIONS = ("ferry_line", "boat_station")
 #: tickets, a station only on a reveal slot; the station drawn by his playout policy among the
 #: moves the node stands for).
 MR_X_NODES = ("move", "seen")
-#: ``untried``: the order in which a node's untried moves are added to the tree: at random
-#: (``"random"``, the paper), or the greedy playout policy's choice first (``"policy"``: Mr X's
-#: MCD, a detective's distance to Mr X's station in the determinization).
-UNTRIED_ORDERS = ("random", "policy")
 
 
 @dataclass(frozen=True)
@@ -213,7 +209,6 @@ class MCTSOptions:
     black_exemption: str = "ferry_line"
     horizon: int = 0
     horizon_step: int = 0
-    untried: str = "random"
     info_weight: float = 0.0
     region_weight: float = 0.0
     belief: str = "categorization"
@@ -279,7 +274,6 @@ class MCTSOptions:
         choice("double_filter", DOUBLE_FILTERS)
         choice("black_exemption", BLACK_EXEMPTIONS)
         choice("mr_x_nodes", MR_X_NODES)
-        choice("untried", UNTRIED_ORDERS)
         choice("attach_model", ATTACH_MODELS)
         choice("ticket_plan", TICKET_PLANS)
         choice("mr_x_model", MR_X_MODELS)
@@ -340,7 +334,7 @@ NW_2026_12_06: dict[str, Any] = {"mr_x_model": "paranoid", "attach_model": "off"
 #: so that its fingerprint (and the run folders named by it) stay as they were; the freeze
 #: test pins them too.
 NW_OFF: dict[str, Any] = {"ticket_reserve": 0.0, "ticket_plan": "off", "mr_x_nodes": "move",
-                          "keep_tree": False, "untried": "random"}
+                          "keep_tree": False}
 
 #: The settings of this package's first reading of the paper where the thesis differs (the
 #: MCTSOptions defaults): ``mcts`` keeps them by name, so that the thesis's switches in
@@ -599,7 +593,6 @@ class MCTSSearch:
         # coalition reduction from the root hunter's side (the thesis): the detectives' search
         self._pf[K.PF_COAL] = int(opts.coalition == "root" and view.side == "detectives")
         self._pf[K.PF_XNODE] = int(opts.mr_x_nodes == "seen" and view.side == "detectives")
-        self._pf[K.PF_UNTRIED] = int(opts.untried == "policy")
         if opts.move_filter:
             filt = K.FILT_ON | (K.FILT_BOAT if opts.black_exemption == "boat_station" else 0)
             # the double-move test: FILT_NODOUBLE leaves it out (the tree: PF_FILT; the

@@ -147,9 +147,7 @@ PF_COAL = 11      # coalition reduction from the root hunter's side (1) or per p
 PF_XNODE = 12     # the detectives' search: Mr X's nodes in the tree are his moves (0) or what
 #                   the detectives see of them (1: the tickets, a station only on a reveal;
 #                   the station then drawn by his playout policy among that node's moves)
-PF_UNTRIED = 13   # a node's next untried child: at random (0) or the greedy playout policy's
-#                   choice among them (1: Mr X's MCD, a hunter's distance to its target)
-PF_LEN = 14
+PF_LEN = 13
 
 # Mr X's move filter (``filt``, PF_FILT / PF_PFILT), bits: 0 none; FILT_ON the filter (black
 # tickets and double moves); FILT_NODOUBLE with it, no double-move test (black only);
@@ -1201,37 +1199,6 @@ def choose_hunter(st: IntBuf, ru: Ints, bd: Ints, eps: float, target_mode: int, 
     return bestcode
 
 
-def policy_score(st: IntBuf, bd: Ints, code: int, target: int) -> int:
-    """The greedy playout policy's score of ``code`` (higher is preferred): Mr X's MCD score
-    (the distance to the closest hunter, then a single move before a double, then no black
-    ticket), a hunter's minus its distance to its target (with ``target`` 3, MTD: the total
-    distance to the possible locations; else Mr X's station in the state); a pass last."""
-    if st[ST_TURN] == 0:
-        t1 = (code >> 20) & 15
-        t2 = (code >> 8) & 15
-        score = closest_hunter(st, bd, code) * 4
-        if t2 == T_NONE:
-            score += 2
-        if t1 != T_BLACK and t2 != T_BLACK:
-            score += 1
-        return score
-    if ((code >> 20) & 15) == T_PASS:
-        return -(1 << 40)
-    row = BD_DIST + ((code >> 12) & 255) * NS
-    if target == 3 and bel_count(st) > 0:
-        tot = 0
-        for w in range(NW):
-            bits = st[ST_BEL + w]
-            e = w * BW
-            while bits != 0:
-                if bits & 1:
-                    tot += bd[row + e]
-                bits >>= 1
-                e += 1
-        return -tot
-    return -bd[row + st[ST_POS]]
-
-
 def playout(st: IntBuf, ru: Ints, bd: Ints, pa: Floats, pf: Ints, rng: IntBuf, buf: IntBuf,
             sc: IntBuf, moves: IntBuf, k: int) -> int:
     """Play ``st`` to the end with the epsilon-greedy policies. Moves are written to ``moves``
@@ -1460,7 +1427,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
     epsd = pa[PA_EPSD]
     target = pf[PF_TARGET]
     xnode = pf[PF_XNODE] != 0 and sample
-    upol = pf[PF_UNTRIED] != 0
     epsx = pa[PA_EPSX]
     half = len(buf) // 2
     cap_nodes = len(tv)
@@ -1570,22 +1536,7 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
             untried = n - matched
             chosen = -1
             nxt = -1
-            if untried > 0 and upol and nx == 0:
-                # the greedy playout policy's choice among the untried moves (ties at random)
-                pbest = -(1 << 50)
-                pties = 0
-                for j in range(n):
-                    if sc[SC_HF + sc[SC_LS + j]] == 0:
-                        ps = policy_score(work, bd, buf[j], target)
-                        if ps > pbest:
-                            pbest = ps
-                            chosen = buf[j]
-                            pties = 1
-                        elif ps == pbest:
-                            pties += 1
-                            if rand_below(rng, pties) == 0:
-                                chosen = buf[j]
-            elif untried > 0:
+            if untried > 0:
                 pick = rand_below(rng, untried)
                 for j in range(n):
                     if sc[SC_HF + sc[SC_LS + j]] == 0:
@@ -1593,7 +1544,6 @@ def mcts_iterate(n_iter: int, root: Ints, work: IntBuf, ru: Ints, bd: Ints, tr: 
                             chosen = buf[j]
                             break
                         pick -= 1
-            if untried > 0:
                 if mt[MT_NODES] < cap_nodes and depth + 1 < cap_path:
                     nxt = mt[MT_NODES]
                     mt[MT_NODES] = nxt + 1

@@ -37,7 +37,7 @@ _KERNEL_FUNCS = (
     "all_taxi_only", "ticket_row", "taxi_only_after", "is_ferry", "set_belief_single", "bel_has",
     "bel_count", "bel_nth", "bel_expand", "set_occupied", "bel_drop", "move_hunter", "mark_reach",
     "gen_mrx_raw", "gen_mrx", "gen_moves", "mrx_step", "apply_move", "closest_hunter", "choose_mrx_plain", "choose_mrx", "hypothesis",
-    "choose_hunter", "policy_score", "playout", "playout_many", "reward", "hkey", "seen_key", "seen_pick",
+    "choose_hunter", "playout", "playout_many", "reward", "hkey", "seen_key", "seen_pick",
     "selection_score",
     "backpropagate", "leaf_value", "region_size", "region_value", "backpropagate_value", "mcts_iterate", "gen_legal", "next_take", "save_state", "load_state", "perft",
     "random_games", "batch_record", "batch_play", "batch_count", "batch_fill", "batch_check",
