@@ -50,19 +50,31 @@ def test_pages_run_under_the_csp_and_records_download_without_token_in_url(
 def test_the_page_checks_mr_x_journey_not_only_the_hashes(server: str, new_page: Any) -> None:
     import httpx
 
-    game = create_game(server, preset="classic", detectives=1,
-                       seats={"X": {"kind": "ai", "agent": "random"},
-                              "D1": {"kind": "ai", "agent": "random"}})
-    page = new_page()
-    page.goto(server + game["links"]["spectator"])
-    assert wait_turn_or_over(page) == "over"
-    page.wait_for_selector("#verify[data-result='honest']")  # the journey check ran and passed
-    state = httpx.get(f"{server}/api/games/{game['game_id']}/state",
-                      params={"token": game["tokens"]["spectator"]}).json()
-    hidden = next(e for e in state["view"]["log"] if not e["reveal"])
     from scotlandyard.board import Transport, london
 
     board = london("classic")
+    page = new_page()
+    # random players: a game whose first step can be made from another start than the sealed
+    # one (rarely his first station is reached from his start only; then the next game)
+    for _ in range(6):
+        game = create_game(server, preset="classic", detectives=1,
+                           seats={"X": {"kind": "ai", "agent": "random"},
+                                  "D1": {"kind": "ai", "agent": "random"}})
+        page.goto(server + game["links"]["spectator"])
+        assert wait_turn_or_over(page) == "over"
+        page.wait_for_selector("#verify[data-result='honest']")  # the journey check passed
+        state = httpx.get(f"{server}/api/games/{game['game_id']}/state",
+                          params={"token": game["tokens"]["spectator"]}).json()
+        first = next(o["station"] for o in state["openings"] if o["slot"] == 1)
+        ticket = next(e["ticket"] for e in state["view"]["log"] if e["slot"] == 1)
+        by = [t for t in Transport if ticket in ("black", t.label)]
+        sealed = state["view"]["start"]["X"]
+        others = [s for t in by for s in board.neighbours_of(first, t)
+                  if s != sealed and s not in state["view"]["start"].values()]
+        if others:
+            break
+    assert others, "six games in a row with no other start for Mr X's first step"
+    hidden = next(e for e in state["view"]["log"] if not e["reveal"])
     path = {o["station"] for o in state["openings"]} | set(state["view"]["start"].values())
     # a station next to none of his (or anyone's start) stations: no ticket makes that step legal
     fake = next(s for s in sorted(board.all_stations) if s not in path
@@ -70,18 +82,12 @@ def test_the_page_checks_mr_x_journey_not_only_the_hashes(server: str, new_page:
     forged = [dict(o, station=fake) if o["slot"] == hidden["slot"] else o
               for o in state["openings"]]
     # the journey as opened, but from another start than the one shown at the end
-    first = next(o["station"] for o in state["openings"] if o["slot"] == 1)
     moved = dict(state["view"], start=dict(state["view"]["start"], X=next(
         s for s in sorted(board.all_stations) if s not in path
         and first not in board.any_neighbours(s))))
     # ... and from another start from which his first step is legal too: only the seal of his
     # start (slot 0, published before the first move) tells this one
-    ticket = next(e["ticket"] for e in state["view"]["log"] if e["slot"] == 1)
-    by = [t for t in Transport if ticket in ("black", t.label)]
-    sealed = state["view"]["start"]["X"]
-    plausible = dict(state["view"], start=dict(state["view"]["start"], X=next(
-        s for t in by for s in board.neighbours_of(first, t)
-        if s != sealed and s not in state["view"]["start"].values())))
+    plausible = dict(state["view"], start=dict(state["view"]["start"], X=others[0]))
     result = page.evaluate(
         """async ([view, openings, forged, moved, plausible]) => {
             const v = await import('/static/js/verify.js');
