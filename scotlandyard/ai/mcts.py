@@ -916,18 +916,20 @@ def _supply(view: PlayerView, piece: str) -> list[int] | None:
     return [int(c or 0) for c in counts]
 
 
-def _tickets_after(view: PlayerView, move: Move) -> list[int] | None:
-    """The taxi, bus and underground tickets the detective making ``move`` keeps after it;
-    None when ``move`` is not a detective's single step on one of them (a pass, a double
-    move, Mr X's move, a police piece that moves free)."""
+def _tickets_after(view: PlayerView, move: Move) -> tuple[int, int, int, int] | None:
+    """Where the detective making ``move`` lands and the taxi, bus and underground tickets it
+    keeps after it (the arguments of :func:`_moves_left` but the board and the cap); None when
+    ``move`` is not a detective's single step on one of them (a pass, a double move, Mr X's
+    move, a police piece that moves free)."""
     piece = move.piece or view.to_move
     if view.side != "detectives" or piece is None or move.is_pass or move.is_double or \
             move.ticket not in TICKET_ORDER or move.to is None:
         return None
     supply = _supply(view, piece)
-    if supply is not None:
-        supply[TICKET_ORDER.index(move.ticket)] -= 1
-    return supply
+    if supply is None:
+        return None
+    supply[TICKET_ORDER.index(move.ticket)] -= 1
+    return move.to, supply[0], supply[1], supply[2]
 
 
 @functools.lru_cache(maxsize=1 << 16)  # at most about 16 MB (tracemalloc, full)
@@ -958,13 +960,12 @@ def strands(view: PlayerView, move: Move) -> bool:
     the station it lands on, e.g. its last taxi spent for a station without an underground
     line while it holds underground tickets only. A move onto one of Mr X's possible
     locations never strands (it may catch him); nor does a move in the last round."""
-    held = _tickets_after(view, move)
+    after = _tickets_after(view, move)
     left = view.rules.last_round - view.round
-    if held is None or left <= 0 or move.to in view.possible:
+    if after is None or left <= 0 or move.to in view.possible:
         return False
-    assert move.to is not None
     steps = min(left, RESERVE_LOOKAHEAD)
-    return _moves_left(view.rules.board, move.to, held[0], held[1], held[2], steps) < steps
+    return _moves_left(view.rules.board, *after, steps) < steps
 
 
 def reserve_root_moves(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
@@ -991,15 +992,14 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
     that lands on or next to any of them (the chase goes first; with ``plan="late"`` while
     more than :data:`PLAN_LATE` rounds are left after it)."""
     left = max(0, view.rules.last_round - view.round)
-    held = _tickets_after(view, move)
-    if held is None or (move.to in view.possible and len(view.possible) <= PLAN_CATCH):
+    after = _tickets_after(view, move)
+    if after is None or (after[0] in view.possible and len(view.possible) <= PLAN_CATCH):
         return left
-    assert move.to is not None
     if (plan == "far" or (plan == "late" and left > PLAN_LATE)) and view.possible:
-        row = london(view.rules.board).distance_row(move.to)
+        row = london(view.rules.board).distance_row(after[0])
         if min(row[s] for s in view.possible) <= 1:
             return left
-    return _moves_left(view.rules.board, move.to, held[0], held[1], held[2], left)
+    return _moves_left(view.rules.board, *after, left)
 
 
 def plan_root_moves(view: PlayerView, legal: Sequence[Move], plan: str = "all") -> list[Move]:
