@@ -38,6 +38,18 @@ def wait_version_change(page: Any, old: str | None) -> None:
         arg=old)
 
 
+def wait_version_or_popup(page: Any, old: str | None) -> bool:
+    """After a tap on a station: wait until the page shows a newer state than ``old`` or
+    asks which ticket (the popup; a touch's click may come after the tap returns). True when
+    it asks."""
+    page.wait_for_function(
+        """v => { const g = document.querySelector('.game-page');
+                  const p = document.querySelector('#popup');
+                  return (g && g.dataset.version !== v) || (p && !p.hidden); }""",
+        arg=old)
+    return page.locator("#popup").is_visible()
+
+
 def targets(page: Any) -> list[int]:
     """The highlighted (legal) destinations on the board."""
     text = page.get_attribute(".board-svg", "data-targets") or ""

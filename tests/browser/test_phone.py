@@ -22,6 +22,7 @@ from .helpers import (
     version,
     wait_turn_or_over,
     wait_version_change,
+    wait_version_or_popup,
 )
 
 pytestmark = pytest.mark.browser
@@ -126,9 +127,9 @@ def test_phone_layout_targets_taps_and_end_screen(server: str, new_page: Any, ar
         dest = rng.choice(safe if moves < 2 and safe else legal)
         old = version(page)
         page.touchscreen.tap(*beside(page, dest))
-        if page.locator("#popup").is_visible():
+        if wait_version_or_popup(page, old):
             page.locator("#popup .ticket-btn").first.tap()
-        wait_version_change(page, old)
+            wait_version_change(page, old)
         assert page.locator(".piece-D1").get_attribute("data-station") == str(dest), (moves, dest)
         moves += 1
         assert moves < 40
