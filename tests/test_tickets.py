@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Mapping
 
 import pytest
 
@@ -26,6 +27,7 @@ from scotlandyard.ai.mcts import (
     reserve_root_moves,
     strands,
     taxis_short,
+    team_secure,
 )
 from scotlandyard.board import london
 from scotlandyard.view import PlayerView
@@ -38,14 +40,17 @@ START = {"X": 170, "D1": 3, "D2": 100, "D3": 140, "D4": 60, "D5": 197}
 
 
 def position(round_: int, tickets: tuple[int, int, int],
-             possible: frozenset[int] = frozenset({159})) -> Game:
+             possible: frozenset[int] = frozenset({159}),
+             others: Mapping[str, tuple[int, int, int]] | None = None) -> Game:
     """A classic game in round ``round_`` with D1 to move on station 3 holding ``tickets``
-    (taxi, bus, underground), Mr X on 159 after his first move, his possible locations ``possible``."""
+    (taxi, bus, underground), Mr X on 159 after his first move, his possible locations
+    ``possible``; ``others``: other detectives' tickets (else the box's)."""
     game = Game.new(Rules.classic(), start=START)
     game.push(Move.single(Ticket.TAXI, 159))  # Mr X's first move: D1 to move
     view = game.view("D1")
     held = {p: dict(t) for p, t in view.tickets.items()}
-    held["D1"].update(taxi=tickets[0], bus=tickets[1], underground=tickets[2])
+    for piece, kept in {**(others or {}), "D1": tickets}.items():
+        held[piece].update(taxi=kept[0], bus=kept[1], underground=kept[2])
     view = dataclasses.replace(view, round=round_, tickets=held, possible=possible)
     built = Game.from_view(view, mr_x=min(possible))
     assert built.to_move == "D1" and not built.is_over()
@@ -196,9 +201,52 @@ def test_the_agent_with_ticket_plan_plays_only_moves_that_last_longest():
             assert move in keep
 
 
+#: Every teammate of D1 without a ticket: none can move again.
+BROKE = {p: (0, 0, 0) for p in ("D2", "D3", "D4", "D5")}
+
+
+def test_ticket_plan_team_frees_a_detective_while_a_teammate_can_move_to_the_end():
+    """``"team"``: the game cannot end "detectives stuck" while a teammate can move every
+    round left, so D1 may spend its last taxi; when none can, D1 keeps to the plan."""
+    game = position(20, (1, 1, 1))  # the box's tickets for D2-D5: each lasts to the end
+    view = game.view("D1")
+    assert team_secure(view)
+    assert plan_root_moves(view, game.legal_moves(), "team") == game.legal_moves()
+    assert plan_root_moves(view, game.legal_moves(), "late") == [by_notation(game)["B23"]]
+    alone = position(20, (1, 1, 1), others=BROKE)
+    view = alone.view("D1")
+    assert not team_secure(view)
+    assert plan_root_moves(view, alone.legal_moves(), "team") == \
+        plan_root_moves(view, alone.legal_moves(), "late") == [by_notation(alone)["B23"]]
+
+
+def test_a_teammate_is_secure_only_with_tickets_for_every_round_left_from_its_station():
+    rounds_left = 22 - 20 + 1  # this round and the two after it
+    # D2 on 100 with one ticket of each kind: three moves if they can be chained from there
+    one_each = position(20, (1, 1, 1), others={**BROKE, "D2": (1, 1, 1)}).view("D1")
+    board = london()
+    assert team_secure(one_each) == (_longest(board, 100, (1, 1, 1), rounds_left) >= rounds_left)
+    # two taxis: two moves, one short
+    short = position(20, (1, 1, 1), others={**BROKE, "D2": (2, 0, 0)}).view("D1")
+    assert not team_secure(short)
+    enough = position(20, (1, 1, 1), others={**BROKE, "D2": (3, 0, 0)}).view("D1")
+    assert team_secure(enough)
+    # police move free and do not keep the hunt going: never a secure teammate
+    police = Game.new(Rules.new_edition(detectives=2), seed=5)
+    while police.to_move not in police.rules.hunters:
+        police.push(police.legal_moves()[0])
+    view = police.view(police.to_move)
+    held = {p: dict(t) for p, t in view.tickets.items()}
+    for p in police.rules.hunters:
+        if p != view.to_move and "taxi" in held[p] and held[p]["taxi"] is not None:
+            held[p].update(taxi=0, bus=0, underground=0)
+    assert not team_secure(dataclasses.replace(view, tickets=held))
+
+
 @pytest.mark.parametrize("bad", [True, 1, "yes", None])
 def test_ticket_plan_is_checked_with_a_clear_error(bad):
-    with pytest.raises(ValueError, match="ticket_plan is 'off' or 'all' or 'far' or 'late'"):
+    with pytest.raises(ValueError,
+                       match="ticket_plan is 'off' or 'all' or 'far' or 'late' or 'team'"):
         MCTSOptions(ticket_plan=bad)
 
 

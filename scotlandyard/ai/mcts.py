@@ -106,6 +106,7 @@ from ..board import BoardName, london
 from ..game import Game
 from ..kernel import _kernel as K
 from ..kernel.fast import (
+    CAL_TARGETS,
     Kernel,
     PlayoutPolicy,
     _params,
@@ -121,7 +122,7 @@ from ..kernel.fast import (
     state_of_game,
 )
 from ..kernel.fast import warm_up as warm_up_kernel
-from ..move import DoubleMove, Move, PassMove, SingleMove, Ticket
+from ..move import MR_X, DoubleMove, Move, PassMove, SingleMove, Ticket
 from ..rules import Rules
 from ..view import PlayerView, PublicMove
 from .base import Budget
@@ -148,8 +149,11 @@ ATTACH_MODELS = ("off", "playouts", "search", "seekers")
 #: off, for every detective's move (``"all"``), only for a move that lands away from Mr X's
 #: possible locations (``"far"``: a detective that lands on or next to one chases freely), or
 #: as ``"far"`` but for every move once :data:`PLAN_LATE` rounds or fewer are left after it
-#: (``"late"``: the last tickets kept for the last rounds).
-TICKET_PLANS = ("off", "all", "far", "late")
+#: (``"late"``: the last tickets kept for the last rounds), or as ``"late"`` only while no
+#: teammate's tickets surely carry it to the game's end (``"team"``: the team keeps a
+#: detective that can move every round left, so it never ends "detectives stuck", and the
+#: others chase freely).
+TICKET_PLANS = ("off", "all", "far", "late", "team")
 BELIEF_MODELS = ("categorization", "policy", "learned")
 #: Critical moments for the exact search (``critical=True``): this many possible stations or
 #: fewer, or the last round; the exact joint move is played when it catches Mr X with at least
@@ -266,7 +270,7 @@ class MCTSOptions:
                      "mr_x_reduction", "keep_tree"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
-        choice("cal_target", ("actual", "possible"))
+        choice("cal_target", CAL_TARGETS)
         choice("roulette", ROULETTES)
         choice("attach_budget", ATTACH_BUDGETS)
         choice("model_playouts", MODEL_PLAYOUTS)
@@ -1002,11 +1006,32 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
     return _moves_left(view.rules.board, *after, left)
 
 
+def team_secure(view: PlayerView) -> bool:
+    """``ticket_plan="team"``: True when a teammate of the detective to move (a detective, not
+    a police piece, which moves free and does not keep the hunt going) holds tickets that
+    let it move in this round and every round left from where it stands (other pieces
+    ignored): the game cannot end "detectives stuck" while it keeps them."""
+    mover = view.to_move
+    need = max(0, view.rules.last_round - view.round) + 1
+    for piece in view.rules.hunters:
+        supply = _supply(view, piece)
+        if piece == mover or supply is None:
+            continue
+        if _moves_left(view.rules.board, view.stations[piece], *supply, need) >= need:
+            return True
+    return False
+
+
 def plan_root_moves(view: PlayerView, legal: Sequence[Move], plan: str = "all") -> list[Move]:
-    """The detectives' root moves under ``ticket_plan`` (``"all"``, ``"far"``, ``"late"``): the legal
-    moves after which the mover can go on moving the most rounds, up to the last
-    (:func:`moves_after`): no move that spends a ticket the rest of the game needs, when
-    another keeps it."""
+    """The detectives' root moves under ``ticket_plan`` (``"all"``, ``"far"``, ``"late"``,
+    ``"team"``): the legal moves after which the mover can go on moving the most rounds, up to
+    the last (:func:`moves_after`): no move that spends a ticket the rest of the game needs,
+    when another keeps it. With ``"team"`` every legal move while a teammate is
+    :func:`secure <team_secure>`, else as ``"late"``."""
+    if plan == "team":
+        if team_secure(view):
+            return list(legal)
+        plan = "late"
     scores = [moves_after(view, m, plan) for m in legal]
     most = max(scores, default=0)
     return [m for m, n in zip(legal, scores, strict=True) if n == most]
@@ -1207,8 +1232,10 @@ class MCTSAgent:
             return None
         node: int | None = 0
         now = dict(stations)
+        seen = self.options.mr_x_nodes == "seen"
         for pm in view.history[len(history):]:
-            code = _public_code(pm, view.rules)
+            code = _seen_code(pm, view.rules) if seen and pm.piece == MR_X else \
+                _public_code(pm, view.rules)
             if code is None or node is None:
                 return None
             node = tree.child(node, code)
@@ -1220,6 +1247,21 @@ class MCTSAgent:
 
     def __repr__(self) -> str:
         return f"MCTSAgent(side={self.side!r}, {self.options})"
+
+
+def _seen_code(pm: PublicMove, rules: Rules) -> int | None:
+    """The key of Mr X's node for his public move ``pm`` in a detectives' tree with
+    ``mr_x_nodes="seen"`` (:func:`scotlandyard.kernel._kernel.seen_key`: his tickets, and a
+    station only where it lands on a reveal slot), or None when it is not a plain single or
+    double move."""
+    if pm.take is not None or pm.reveal or pm.is_pass or not pm.slots:
+        return None
+    steps = [(t, 1 if st is None else st) for t, st in pm.steps]
+    if len(steps) == 1:
+        move: Move = SingleMove(steps[0][0], steps[0][1], pm.piece)
+    else:
+        move = DoubleMove(steps[0][0], steps[0][1], steps[1][0], steps[1][1], pm.piece)
+    return int(K.seen_key(encode(move, pm.piece, rules), pm.slots[0] - 1, rules_table(rules)))
 
 
 def _public_code(pm: PublicMove, rules: Rules) -> int | None:

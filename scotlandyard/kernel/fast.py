@@ -410,7 +410,7 @@ class PlayoutResult:
 
 
 #: The detectives' playout targets (``PlayoutPolicy.cal_target``), in the kernel's numbering.
-CAL_TARGETS = ("actual", "possible", "hypothesis")
+CAL_TARGETS = ("actual", "possible", "hypothesis", "mtd")
 
 
 @dataclass(frozen=True)
@@ -418,7 +418,8 @@ class PlayoutPolicy:
     """The playout policy: epsilon-greedy MCD for Mr X (``epsilon_mr_x``), epsilon-greedy CAL
     for the detectives (``epsilon_detectives``; ``cal_target`` ``"actual"`` chases Mr X's
     station in the simulation, ``"possible"`` a station drawn from the possible locations
-    afresh every move, ``"hypothesis"`` one hypothesis among them held while it stays possible),
+    afresh every move, ``"hypothesis"`` one hypothesis among them held while it stays possible,
+    ``"mtd"`` no station but the smallest total distance to the possible locations: MTD),
     and Mr X's move filtering (``move_filter``). Epsilons of 1 give random playouts."""
 
     epsilon_mr_x: float = 0.1
@@ -432,7 +433,7 @@ class PlayoutPolicy:
             if not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} is a probability 0..1, not {v!r}")
         if self.cal_target not in CAL_TARGETS:
-            raise ValueError(f"cal_target is 'actual', 'possible' or 'hypothesis', "
+            raise ValueError(f"cal_target is 'actual', 'possible', 'hypothesis' or 'mtd', "
                              f"not {self.cal_target!r}")
 
 
