@@ -122,7 +122,7 @@ from ..kernel.fast import (
     state_of_game,
 )
 from ..kernel.fast import warm_up as warm_up_kernel
-from ..move import MR_X, DoubleMove, Move, PassMove, SingleMove, Ticket
+from ..move import DoubleMove, Move, PassMove, SingleMove, Ticket
 from ..rules import Rules
 from ..view import PlayerView, PublicMove
 from .base import Budget
@@ -1232,10 +1232,8 @@ class MCTSAgent:
             return None
         node: int | None = 0
         now = dict(stations)
-        seen = self.options.mr_x_nodes == "seen"
         for pm in view.history[len(history):]:
-            code = _seen_code(pm, view.rules) if seen and pm.piece == MR_X else \
-                _public_code(pm, view.rules)
+            code = _public_code(pm, view.rules)
             if code is None or node is None:
                 return None
             node = tree.child(node, code)
@@ -1247,21 +1245,6 @@ class MCTSAgent:
 
     def __repr__(self) -> str:
         return f"MCTSAgent(side={self.side!r}, {self.options})"
-
-
-def _seen_code(pm: PublicMove, rules: Rules) -> int | None:
-    """The key of Mr X's node for his public move ``pm`` in a detectives' tree with
-    ``mr_x_nodes="seen"`` (:func:`scotlandyard.kernel._kernel.seen_key`: his tickets, and a
-    station only where it lands on a reveal slot), or None when it is not a plain single or
-    double move."""
-    if pm.take is not None or pm.reveal or pm.is_pass or not pm.slots:
-        return None
-    steps = [(t, 1 if st is None else st) for t, st in pm.steps]
-    if len(steps) == 1:
-        move: Move = SingleMove(steps[0][0], steps[0][1], pm.piece)
-    else:
-        move = DoubleMove(steps[0][0], steps[0][1], steps[1][0], steps[1][1], pm.piece)
-    return int(K.seen_key(encode(move, pm.piece, rules), pm.slots[0] - 1, rules_table(rules)))
 
 
 def _public_code(pm: PublicMove, rules: Rules) -> int | None:
