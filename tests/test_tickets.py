@@ -241,6 +241,12 @@ def test_a_teammate_is_secure_only_with_tickets_for_every_round_left_from_its_st
         if p != view.to_move and "taxi" in held[p] and held[p]["taxi"] is not None:
             held[p].update(taxi=0, bus=0, underground=0)
     assert not team_secure(dataclasses.replace(view, tickets=held))
+    # a pooled supply (the two-player variant): the teammate's tickets are the mover's own
+    pooled = Game.new(Rules.new_edition_two_players(), seed=1)
+    pooled.push(pooled.legal_moves()[0])
+    view = pooled.view(pooled.to_move)
+    assert view.to_move == "D1" and view.tickets["D2"]["taxi"] == 20
+    assert not team_secure(view)
 
 
 @pytest.mark.parametrize("bad", [True, 1, "yes", None])

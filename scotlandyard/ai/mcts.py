@@ -1010,7 +1010,10 @@ def team_secure(view: PlayerView) -> bool:
     """``ticket_plan="team"``: True when a teammate of the detective to move (a detective, not
     a police piece, which moves free and does not keep the hunt going) holds tickets that
     let it move in this round and every round left from where it stands (other pieces
-    ignored): the game cannot end "detectives stuck" while it keeps them."""
+    ignored): the game cannot end "detectives stuck" while it keeps them. Never with a
+    pooled supply (the two-player variant): a teammate's tickets are the mover's too."""
+    if view.rules.pooled_supply:
+        return False
     mover = view.to_move
     need = max(0, view.rules.last_round - view.round) + 1
     for piece in view.rules.hunters:
