@@ -100,7 +100,9 @@ def test_no_strand_in_the_last_round_or_with_taxis_enough():
 
 def test_the_agent_never_plays_a_stranding_move_when_another_exists():
     game = position(20, (1, 1, 1))
-    agent = make_agent("mcts", side="detectives", ticket_reserve=0.4, **PURE)
+    # the reserve on its own (a ticket plan at the root replaces its hard rule)
+    agent = make_agent("mcts", side="detectives", ticket_reserve=0.4, ticket_plan="off",
+                       **PURE)
     for seed in range(3):
         move = agent.choose(game.view("D1"), game.legal_moves(), random.Random(seed),
                             Budget(playouts=50))
@@ -303,10 +305,10 @@ def test_ticket_reserve_is_checked_with_a_clear_error(bad):
 
 def test_the_mcts_agent_and_its_levels_manage_tickets():
     options = make_agent("mcts", side="detectives", **PURE).options
-    assert (options.ticket_plan, options.ticket_reserve) == ("late", 0.0)
+    assert (options.ticket_plan, options.ticket_reserve) == ("team", 0.0)
     for level in ("medium", "hard", "max"):
         agent = make_agent(level, side="detectives", **PURE)
-        assert agent.agents["detectives"].options.ticket_plan == "late"
+        assert agent.agents["detectives"].options.ticket_plan == "team"
 
 
 def test_nw_keeps_the_ticket_management_off():

@@ -71,13 +71,16 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   over the possible locations at critical moments (:func:`.belief_search.best_cover`).
   ``belief="learned"`` (an option, off by default): the same weighting with a model of Mr X
   learned from self-play (:func:`.nets.learned_weights`, docs/ai.md "Learned parts").
-- ``ticket_plan="late"``: the detectives' ticket management, at the root: a detective keeps
+- ``ticket_plan="team"``: the detectives' ticket management, at the root, for the team: while
+  a teammate (not a police piece) holds tickets that let it move in every round left from
+  where it stands (:func:`team_secure`), a detective plays any move; when none does, it keeps
   only the moves after which its tickets let it go on moving the most of the rounds left, up
   to every one (:func:`plan_root_moves`), except that until the last :data:`PLAN_LATE` rounds a
-  move landing on or next to one of Mr X's possible locations is free. Against ``nw``'s Mr X
-  it ends 23 of 200 games "detectives stuck" at 1,000 playouts a move where ``mcts`` without
-  ticket management ended 56 (12 against 37 at 4,000; docs/experiments.md, session 16). The
-  older ``ticket_reserve`` (an option) cuts them as much but costs strength against ``nw``.
+  move landing on or next to one of Mr X's possible locations is free (``"late"``). Against
+  ``nw``'s Mr X it ends 9 of 400 games "detectives stuck" at 4,000 playouts a move (``"late"``
+  21, ``mcts`` without ticket management 37 of 200) and 30 of 400 at 1,000 (``mcts`` without
+  it 56 of 200), and it is stronger than ``"late"`` at 4,000 (289/400 against 269/400;
+  docs/experiments.md, session 18). The older ``ticket_reserve`` (an option) costs strength.
 - ``attach_model="seekers"``: the hider's attach rule in the detectives' playouts (their model
   of him; Mr X's own search is unchanged), and ``keep_tree=True``: a detective's search goes on
   in the subtree a teammate's search built.
@@ -106,7 +109,6 @@ from ..board import BoardName, london
 from ..game import Game
 from ..kernel import _kernel as K
 from ..kernel.fast import (
-    CAL_TARGETS,
     Kernel,
     PlayoutPolicy,
     _params,
@@ -270,7 +272,7 @@ class MCTSOptions:
                      "mr_x_reduction", "keep_tree"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"MCTS option {name} is true or false")
-        choice("cal_target", CAL_TARGETS)
+        choice("cal_target", ("actual", "possible"))
         choice("roulette", ROULETTES)
         choice("attach_budget", ATTACH_BUDGETS)
         choice("model_playouts", MODEL_PLAYOUTS)
@@ -354,7 +356,7 @@ BEST_SETTINGS: dict[str, Any] = {"mr_x_model": "public", "horizon": 3,
                                  "model_epsilon": 0.05, "region_weight": 0.5,
                                  "coalition_reduction": 0.4, "belief": "policy",
                                  "attach_model": "seekers", "keep_tree": True,
-                                 "ticket_plan": "late", **FIRST_READING}
+                                 "ticket_plan": "team", **FIRST_READING}
 
 
 @dataclass(frozen=True)

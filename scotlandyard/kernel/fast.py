@@ -410,7 +410,7 @@ class PlayoutResult:
 
 
 #: The detectives' playout targets (``PlayoutPolicy.cal_target``), in the kernel's numbering.
-CAL_TARGETS = ("actual", "possible", "hypothesis", "mtd")
+CAL_TARGETS = ("actual", "possible", "hypothesis")
 
 
 @dataclass(frozen=True)
@@ -418,8 +418,7 @@ class PlayoutPolicy:
     """The playout policy: epsilon-greedy MCD for Mr X (``epsilon_mr_x``), epsilon-greedy CAL
     for the detectives (``epsilon_detectives``; ``cal_target`` ``"actual"`` chases Mr X's
     station in the simulation, ``"possible"`` a station drawn from the possible locations
-    afresh every move, ``"hypothesis"`` one hypothesis among them held while it stays possible,
-    ``"mtd"`` no station but the smallest total distance to the possible locations: MTD),
+    afresh every move, ``"hypothesis"`` one hypothesis among them held while it stays possible),
     and Mr X's move filtering (``move_filter``). Epsilons of 1 give random playouts."""
 
     epsilon_mr_x: float = 0.1
@@ -433,7 +432,7 @@ class PlayoutPolicy:
             if not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} is a probability 0..1, not {v!r}")
         if self.cal_target not in CAL_TARGETS:
-            raise ValueError(f"cal_target is 'actual', 'possible', 'hypothesis' or 'mtd', "
+            raise ValueError(f"cal_target is 'actual', 'possible' or 'hypothesis', "
                              f"not {self.cal_target!r}")
 
 
