@@ -222,6 +222,31 @@ def test_ticket_plan_team_frees_a_detective_while_a_teammate_can_move_to_the_end
         plan_root_moves(view, alone.legal_moves(), "late") == [by_notation(alone)["B23"]]
 
 
+def test_ticket_plan_team_in_the_free_order_judges_each_move_by_its_own_piece():
+    """New edition, free order: the moves of D1, D2 and the police are offered together. D1's
+    tickets (one of each on station 3) carry it to the end, D2's (one taxi) do not: D1 is D2's
+    secure teammate, so D2 spends its taxi freely, while D1, whose teammate is not secure,
+    keeps to the plan (only B23 lasts); police moves free."""
+    rules = Rules.new_edition(detectives=2)
+    game = Game.new(rules, start={"X": 170, "D1": 3, "D2": 100, "P1": 140, "P2": 60})
+    game.push(Move.single(Ticket.TAXI, 159))
+    view = game.view(game.to_move)
+    held = {p: dict(t) for p, t in view.tickets.items()}
+    held["D1"].update(taxi=1, bus=1, underground=1)
+    held["D2"].update(taxi=1, bus=0, underground=0)
+    view = dataclasses.replace(view, round=20, tickets=held, possible=frozenset({159}))
+    built = Game.from_view(view, mr_x=159)
+    view = built.view(built.to_move)
+    legal = built.legal_moves()
+    assert {m.piece for m in legal} == {"D1", "D2", "P1", "P2"}
+    assert team_secure(view, "D2") and not team_secure(view, "D1")
+    kept = plan_root_moves(view, legal, "team")
+    assert [m.notation() for m in kept if m.piece == "D1"] == ["D1:B23"]
+    assert {m for m in legal if m.piece != "D1"} <= set(kept)
+    # "late" judges each piece by its own tickets: D2's last taxi is kept back
+    assert not any(m.piece == "D2" for m in plan_root_moves(view, legal, "late"))
+
+
 def test_a_teammate_is_secure_only_with_tickets_for_every_round_left_from_its_station():
     rounds_left = 22 - 20 + 1  # this round and the two after it
     # D2 on 100 with one ticket of each kind: three moves if they can be chained from there

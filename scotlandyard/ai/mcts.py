@@ -1008,15 +1008,15 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
     return _moves_left(view.rules.board, *after, left)
 
 
-def team_secure(view: PlayerView) -> bool:
-    """``ticket_plan="team"``: True when a teammate of the detective to move (a detective, not
-    a police piece, which moves free and does not keep the hunt going) holds tickets that
-    let it move in this round and every round left from where it stands (other pieces
-    ignored): the game cannot end "detectives stuck" while it keeps them. Never with a
-    pooled supply (the two-player variant): a teammate's tickets are the mover's too."""
+def team_secure(view: PlayerView, mover: str | None = None) -> bool:
+    """``ticket_plan="team"``: True when a teammate of ``mover`` (by default the piece to
+    move; a detective, not a police piece, which moves free and does not keep the hunt going)
+    holds tickets that let it move in this round and every round left from where it stands
+    (other pieces ignored): the game cannot end "detectives stuck" while it keeps them. Never
+    with a pooled supply (the two-player variant): a teammate's tickets are the mover's too."""
     if view.rules.pooled_supply:
         return False
-    mover = view.to_move
+    mover = mover or view.to_move
     need = max(0, view.rules.last_round - view.round) + 1
     for piece in view.rules.hunters:
         supply = _supply(view, piece)
@@ -1031,13 +1031,16 @@ def plan_root_moves(view: PlayerView, legal: Sequence[Move], plan: str = "all") 
     """The detectives' root moves under ``ticket_plan`` (``"all"``, ``"far"``, ``"late"``,
     ``"team"``): the legal moves after which the mover can go on moving the most rounds, up to
     the last (:func:`moves_after`): no move that spends a ticket the rest of the game needs,
-    when another keeps it. With ``"team"`` every legal move while a teammate is
-    :func:`secure <team_secure>`, else as ``"late"``."""
+    when another keeps it. With ``"team"`` a move counts as lasting every round while a
+    teammate of its piece is :func:`secure <team_secure>`, else as with ``"late"`` (in the
+    free order the moves of several pieces are offered: each by its own piece's teammates)."""
     if plan == "team":
-        if team_secure(view):
-            return list(legal)
-        plan = "late"
-    scores = [moves_after(view, m, plan) for m in legal]
+        left = max(0, view.rules.last_round - view.round)
+        free = {p: team_secure(view, p) for p in {m.piece or view.to_move for m in legal}}
+        scores = [left if free[m.piece or view.to_move] else moves_after(view, m, "late")
+                  for m in legal]
+    else:
+        scores = [moves_after(view, m, plan) for m in legal]
     most = max(scores, default=0)
     return [m for m, n in zip(legal, scores, strict=True) if n == most]
 
