@@ -77,10 +77,11 @@ Beyond the paper (``BEST_SETTINGS``, the ``mcts`` agent; ``nw`` is the paper's, 
   only the moves after which its tickets let it go on moving the most of the rounds left, up
   to every one (:func:`plan_root_moves`), except that until the last :data:`PLAN_LATE` rounds a
   move landing on or next to one of Mr X's possible locations is free (``"late"``). Against
-  ``nw``'s Mr X it ends 9 of 400 games "detectives stuck" at 4,000 playouts a move (``"late"``
-  21, ``mcts`` without ticket management 37 of 200) and 30 of 400 at 1,000 (``mcts`` without
-  it 56 of 200), and it is stronger than ``"late"`` at 4,000 (289/400 against 269/400;
-  docs/experiments.md, session 18). The older ``ticket_reserve`` (an option) costs strength.
+  ``nw``'s Mr X, on the two start samples where ``mcts`` without ticket management ended 56
+  of 200 games "detectives stuck" at 1,000 playouts a move and 37 at 4,000, it ends 16 and 5
+  (``"late"``: 23 and 12), and at 4,000 it is stronger than ``"late"`` (289/400 against
+  269/400 on four samples; docs/experiments.md, session 18). The older ``ticket_reserve``
+  (an option) costs strength.
 - ``attach_model="seekers"``: the hider's attach rule in the detectives' playouts (their model
   of him; Mr X's own search is unchanged), and ``keep_tree=True``: a detective's search goes on
   in the subtree a teammate's search built.
@@ -153,7 +154,7 @@ ATTACH_MODELS = ("off", "playouts", "search", "seekers")
 #: as ``"far"`` but for every move once :data:`PLAN_LATE` rounds or fewer are left after it
 #: (``"late"``: the last tickets kept for the last rounds), or as ``"late"`` only while no
 #: teammate's tickets surely carry it to the game's end (``"team"``: the team keeps a
-#: detective that can move every round left, so it never ends "detectives stuck", and the
+#: detective that can move every round left, so it seldom ends "detectives stuck", and the
 #: others chase freely).
 TICKET_PLANS = ("off", "all", "far", "late", "team")
 BELIEF_MODELS = ("categorization", "policy", "learned")
