@@ -914,6 +914,12 @@ TICKET_ORDER = (Ticket.TAXI, Ticket.BUS, Ticket.UNDERGROUND)
 RESERVE_LOOKAHEAD = 3
 
 
+def _rounds_left(view: PlayerView) -> int:
+    """The rounds after this one (0 in the last round): the moves a detective's tickets must
+    still pay for after this round's."""
+    return max(0, view.rules.last_round - view.round)
+
+
 def _supply(view: PlayerView, piece: str) -> list[int] | None:
     """``piece``'s taxi, bus and underground tickets, or None when it moves free (police)."""
     tk = view.tickets[piece]
@@ -968,7 +974,7 @@ def strands(view: PlayerView, move: Move) -> bool:
     line while it holds underground tickets only. A move onto one of Mr X's possible
     locations never strands (it may catch him); nor does a move in the last round."""
     after = _tickets_after(view, move)
-    left = view.rules.last_round - view.round
+    left = _rounds_left(view)
     if after is None or left <= 0 or move.to in view.possible:
         return False
     steps = min(left, RESERVE_LOOKAHEAD)
@@ -998,7 +1004,7 @@ def moves_after(view: PlayerView, move: Move, plan: str = "all") -> int:
     are at most :data:`PLAN_CATCH` of them (it may catch him), and with ``plan="far"`` a move
     that lands on or next to any of them (the chase goes first; with ``plan="late"`` while
     more than :data:`PLAN_LATE` rounds are left after it)."""
-    left = max(0, view.rules.last_round - view.round)
+    left = _rounds_left(view)
     after = _tickets_after(view, move)
     if after is None or (after[0] in view.possible and len(view.possible) <= PLAN_CATCH):
         return left
@@ -1018,7 +1024,7 @@ def team_secure(view: PlayerView, mover: str | None = None) -> bool:
     if view.rules.pooled_supply:
         return False
     mover = mover or view.to_move
-    need = max(0, view.rules.last_round - view.round) + 1
+    need = _rounds_left(view) + 1
     for piece in view.rules.hunters:
         supply = _supply(view, piece)
         if piece == mover or supply is None:
@@ -1036,7 +1042,7 @@ def plan_root_moves(view: PlayerView, legal: Sequence[Move], plan: str = "all") 
     teammate of its piece is :func:`secure <team_secure>`, else as with ``"late"`` (in the
     free order the moves of several pieces are offered: each by its own piece's teammates)."""
     if plan == "team":
-        left = max(0, view.rules.last_round - view.round)
+        left = _rounds_left(view)
         free = {p: team_secure(view, p) for p in {m.piece or view.to_move for m in legal}}
         scores = [left if free[m.piece or view.to_move] else moves_after(view, m, "late")
                   for m in legal]
@@ -1052,7 +1058,7 @@ def taxis_short(view: PlayerView, piece: str) -> bool:
     supply = _supply(view, piece)
     if supply is None:
         return False
-    return supply[0] < view.rules.last_round - view.round + 1
+    return supply[0] < _rounds_left(view) + 1
 
 
 def reserve_choice(view: PlayerView, children: Sequence[ChildStats], reserve: float) -> Move:
