@@ -13,7 +13,10 @@ reaches ``--aim`` (in points)::
         --arm nw=runs/d4000/nw-seed11,runs/d4000/nw-seed2012
 
 A folder's games are those its ``results.json`` counts (the arena writes it after every
-game); arms compared on different seeds or game counts are refused, not misreported.
+game); arms compared on different seeds or game counts are refused, not misreported. With
+``--first N`` only games 0 to N-1 of each folder count (read from its ``manifest.jsonl``), so
+a longer run of the same seed pools with 100-game runs: the arena plays game ``i`` of a seed
+the same way whatever the run's length. A folder with fewer than N of them decided is refused.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scotlandyard.ai.stats import difference_interval, wilson_interval
 
@@ -59,12 +63,43 @@ def read_sample(folder: Path, side: str) -> Sample:
         raise SystemExit(f"{path}: not an arena results file ({type(exc).__name__}: {exc})") from None
 
 
-def parse_arm(text: str, side: str) -> tuple[str, list[Sample]]:
-    """``NAME=FOLDER,FOLDER,...`` -> the arm's name and samples (distinct seeds)."""
+def first_games(sample: Sample, side: str, first: int) -> Sample:
+    """``sample`` counted over its games 0 to ``first - 1`` only (from the folder's
+    ``manifest.jsonl``, one line a finished game); a clear error if any of them is missing or
+    undecided."""
+    path = sample.folder / "manifest.jsonl"
+    games: dict[int, dict[str, Any]] = {}
+    n = 0
+    try:
+        for line in path.read_text().splitlines():
+            n += 1
+            if line.strip():
+                g = json.loads(line)["game"]
+                games[int(g["index"])] = g
+    except FileNotFoundError:
+        raise SystemExit(f"{sample.folder}: no manifest.jsonl, so --first cannot pick games") from None
+    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+        raise SystemExit(f"{path}: line {n} is not an arena manifest line "
+                         f"({type(exc).__name__}: {exc})") from None
+    picked = [games.get(i) for i in range(first)]
+    missing = [i for i, g in enumerate(picked) if g is None or g.get("winner") not in SIDES]
+    if missing:
+        raise SystemExit(f"{sample.folder}: --first {first} needs games 0-{first - 1} decided; "
+                         f"{len(missing)} are not (the first: game {missing[0]})")
+    return Sample(sample.folder, sample.seed, first,
+                  sum(g["winner"] == side for g in picked if g),
+                  sum(g.get("reason") == "detectives_stuck" for g in picked if g), sample.label)
+
+
+def parse_arm(text: str, side: str, first: int | None = None) -> tuple[str, list[Sample]]:
+    """``NAME=FOLDER,FOLDER,...`` -> the arm's name and samples (distinct seeds); with
+    ``first``, each sample counted over its games 0 to ``first - 1``."""
     name, sep, rest = text.partition("=")
     if not sep or not name or not rest:
         raise SystemExit(f"an arm is NAME=FOLDER[,FOLDER...], not {text!r}")
     samples = [read_sample(Path(f), side) for f in rest.split(",") if f]
+    if first is not None:
+        samples = [first_games(s, side, first) for s in samples]
     seeds = [s.seed for s in samples]
     if len(set(seeds)) != len(seeds):
         raise SystemExit(f"arm {name}: two folders of the same seed {seeds}: not independent")
@@ -119,10 +154,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--arm", action="append", required=True, metavar="NAME=FOLDER,...")
     ap.add_argument("--against", default=None, help="the arm the others are compared with")
     ap.add_argument("--aim", type=float, default=None, help="the aim, points over --against")
+    ap.add_argument("--first", type=int, default=None, metavar="N",
+                    help="count only games 0 to N-1 of each folder")
     args = ap.parse_args(argv)
+    if args.first is not None and args.first < 1:
+        ap.error(f"--first must be at least 1, not {args.first}")
     arms: dict[str, list[Sample]] = {}
     for text in args.arm:
-        name, samples = parse_arm(text, args.side)
+        name, samples = parse_arm(text, args.side, args.first)
         if name in arms:
             ap.error(f"two arms named {name}")
         arms[name] = samples

@@ -55,3 +55,26 @@ def test_pool_refuses_unpaired_arms_and_folders_that_are_not_runs(tmp_path):
     (tmp_path / "bad" / "results.json").write_text("{\"win_rate\": 3}")
     with pytest.raises(SystemExit, match="not an arena results file"):
         pool.main(["--side", "mr_x", "--arm", f"a={tmp_path / 'bad'}"])
+
+
+def test_pool_first_n_games_pairs_a_longer_run_of_the_same_seed(tmp_path, capsys):
+    long = _run(tmp_path, "long", 3, 6, "cal")
+    short = _run(tmp_path, "short", 3, 4, "cal")
+    with pytest.raises(SystemExit, match="not the same starts"):
+        pool.main(["--side", "detectives", "--against", "short", "--arm", f"long={long}",
+                   "--arm", f"short={short}"])
+    assert pool.main(["--side", "detectives", "--against", "short", "--first", "4",
+                      "--arm", f"long={long}", "--arm", f"short={short}"]) == 0
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")
+            for line in capsys.readouterr().out.splitlines()[2:]}
+    short_wins = json.loads((short / "results.json").read_text())["win_rate"]["detectives"]["wins"]
+    assert rows["short"][1] == f"{short_wins}/4"
+    assert rows["long"][1] == f"{short_wins}/4"  # game i of a seed is the same game
+    assert rows["long"][5] == "+0.0"
+    with pytest.raises(SystemExit, match="needs games 0-6 decided; 1 are not"):
+        pool.main(["--side", "detectives", "--first", "7", "--arm", f"long={long}"])
+    (tmp_path / "torn").mkdir()
+    (tmp_path / "torn" / "results.json").write_text((short / "results.json").read_text())
+    (tmp_path / "torn" / "manifest.jsonl").write_text("{\"game\": {\"index\": 0}}\nnot json\n")
+    with pytest.raises(SystemExit, match="line 2 is not an arena manifest line"):
+        pool.main(["--side", "detectives", "--first", "1", "--arm", f"a={tmp_path / 'torn'}"])
