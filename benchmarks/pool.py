@@ -26,8 +26,8 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from scotlandyard.ai.arena import GameResult
 from scotlandyard.ai.stats import difference_interval, wilson_interval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -65,30 +65,30 @@ def read_sample(folder: Path, side: str) -> Sample:
 
 def first_games(sample: Sample, side: str, first: int) -> Sample:
     """``sample`` counted over its games 0 to ``first - 1`` only (from the folder's
-    ``manifest.jsonl``, one line a finished game); a clear error if any of them is missing or
-    undecided."""
+    ``manifest.jsonl``, one :class:`GameResult` a line); a clear error if any of them is
+    missing or undecided."""
     path = sample.folder / "manifest.jsonl"
-    games: dict[int, dict[str, Any]] = {}
+    games: dict[int, GameResult] = {}
     n = 0
     try:
         for line in path.read_text().splitlines():
             n += 1
             if line.strip():
-                g = json.loads(line)["game"]
-                games[int(g["index"])] = g
+                result = GameResult.from_dict(json.loads(line)["game"])
+                games[result.index] = result
     except FileNotFoundError:
         raise SystemExit(f"{sample.folder}: no manifest.jsonl, so --first cannot pick games") from None
-    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise SystemExit(f"{path}: line {n} is not an arena manifest line "
                          f"({type(exc).__name__}: {exc})") from None
     picked = [games.get(i) for i in range(first)]
-    missing = [i for i, g in enumerate(picked) if g is None or g.get("winner") not in SIDES]
-    if missing:
+    decided = [g for g in picked if g is not None and g.winner in SIDES]
+    if len(decided) < first:
+        missing = next(i for i, g in enumerate(picked) if g is None or g.winner not in SIDES)
         raise SystemExit(f"{sample.folder}: --first {first} needs games 0-{first - 1} decided; "
-                         f"{len(missing)} are not (the first: game {missing[0]})")
-    return Sample(sample.folder, sample.seed, first,
-                  sum(g["winner"] == side for g in picked if g),
-                  sum(g.get("reason") == "detectives_stuck" for g in picked if g), sample.label)
+                         f"{first - len(decided)} are not (the first: game {missing})")
+    return Sample(sample.folder, sample.seed, first, sum(g.winner == side for g in decided),
+                  sum(g.reason == "detectives_stuck" for g in decided), sample.label)
 
 
 def parse_arm(text: str, side: str, first: int | None = None) -> tuple[str, list[Sample]]:

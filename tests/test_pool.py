@@ -75,6 +75,7 @@ def test_pool_first_n_games_pairs_a_longer_run_of_the_same_seed(tmp_path, capsys
         pool.main(["--side", "detectives", "--first", "7", "--arm", f"long={long}"])
     (tmp_path / "torn").mkdir()
     (tmp_path / "torn" / "results.json").write_text((short / "results.json").read_text())
-    (tmp_path / "torn" / "manifest.jsonl").write_text("{\"game\": {\"index\": 0}}\nnot json\n")
+    first_line = (short / "manifest.jsonl").read_text().splitlines()[0]
+    (tmp_path / "torn" / "manifest.jsonl").write_text(first_line + "\nnot json\n")
     with pytest.raises(SystemExit, match="line 2 is not an arena manifest line"):
         pool.main(["--side", "detectives", "--first", "1", "--arm", f"a={tmp_path / 'torn'}"])
